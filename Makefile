@@ -1,0 +1,38 @@
+# Two commands on a fresh machine:
+#   make run   -> virtualenv, install, full TPC-H run on embedded DuckDB with a report
+#   make test  -> virtualenv, install, lint, type-check and the whole test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+SF     ?= 1
+RUNDIR ?= runs/duckdb-sf$(SF)
+STAMP  := $(VENV)/.dbbench-installed
+
+.PHONY: run test lint typecheck pytest bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[all,dev]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/dbbench run --engine duckdb -s $(SF) --out $(RUNDIR) --force
+
+test: $(STAMP) lint typecheck pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

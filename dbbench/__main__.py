@@ -1,0 +1,3 @@
+from dbbench.cli import main
+
+raise SystemExit(main())

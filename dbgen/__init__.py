@@ -1,0 +1,1 @@
+"""TPC-H data generation, byte-identical to the reference dbgen."""

@@ -1,0 +1,5 @@
+"""Errors raised by the `queries` package; the CLI turns them into one line and an exit code."""
+
+
+class QueriesError(Exception):
+    """A problem the user can fix (bad input, missing resource); its message is one line."""

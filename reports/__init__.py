@@ -1,0 +1,1 @@
+"""The result model, the spec's metrics, cost sheets and report renderers."""

@@ -1,0 +1,208 @@
+"""The versioned result model: one JSON document per benchmark run.
+
+This module is the contract between the drivers (which write results) and the reports (which
+read them). It depends on nothing but the standard library, so a report can be rebuilt on a
+machine with no engine installed. Format history lives in ``docs/result-format.md``; bump
+:data:`SCHEMA_VERSION` for any change that an older reader would misread.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import Any, Literal, TypeVar, get_args, get_origin, get_type_hints
+
+SCHEMA_VERSION = 1
+SCHEMA_NAME = "dbbench-result"
+
+IntervalKind = Literal["query", "rf1", "rf2"]
+Phase = Literal["power", "throughput"]
+Status = Literal["ok", "error", "timeout", "cancelled"]
+
+
+@dataclass
+class Interval:
+    """One timed interval (spec 5.3.7): a query of a stream, or a refresh function."""
+
+    kind: IntervalKind
+    phase: Phase
+    stream: int  # 0 = power stream; 1..S throughput streams; for RFs, the pair number
+    position: int  # 1-based position in the stream (queries) or pair number (RFs)
+    start: float  # Unix epoch seconds, wall clock
+    end: float
+    seconds: float  # measured with a monotonic clock
+    status: Status = "ok"
+    query: int | None = None  # 1..22 for queries
+    rows: int | None = None  # rows returned (queries) or rows changed (RFs)
+    update_set: int | None = None  # RF1/RF2: the update set consumed
+    error: str | None = None
+
+
+@dataclass
+class RunResult:
+    """One run of the performance test: a power test followed by a throughput test."""
+
+    number: int  # 1 or 2
+    streams: int  # S
+    seeds: dict[str, int]  # stream id (as text, JSON keys) -> qgen seed
+    power_start: float | None = None
+    power_end: float | None = None
+    throughput_start: float | None = None
+    throughput_end: float | None = None
+    intervals: list[Interval] = field(default_factory=list)
+    params: dict[str, dict[str, list[str]]] = field(
+        default_factory=dict
+    )  # stream -> query -> values
+    update_sets: list[int] = field(default_factory=list)
+
+
+@dataclass
+class LoadResult:
+    """The load test (spec 4.3)."""
+
+    start: float
+    end: float
+    seconds: float
+    rows: dict[str, int] = field(default_factory=dict)
+    reused: bool = False  # an already loaded database was checked and reused
+    steps: dict[str, float] = field(default_factory=dict)  # e.g. "load", "keys", "analyze"
+
+
+@dataclass
+class SystemInfo:
+    """The machine the run was measured on."""
+
+    hostname: str = ""
+    cpu_model: str = ""
+    chips: int | None = None
+    cores: int | None = None
+    threads: int | None = None
+    memory_bytes: int | None = None
+    os: str = ""
+    kernel: str = ""
+    python: str = ""
+    dbbench_version: str = ""
+    storage: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class EngineInfo:
+    """The engine under test. ``url`` never carries a password."""
+
+    name: str
+    url: str
+    version: str = ""
+    dialect: str = ""
+    settings: dict[str, str] = field(default_factory=dict)
+    storage_bytes: int | None = None
+
+
+@dataclass
+class QueryValidation:
+    """Answer check of one query (issue: queries)."""
+
+    query: int
+    passed: bool
+    rows_expected: int | None = None
+    rows_got: int | None = None
+    first_mismatch: str | None = None
+
+
+@dataclass
+class Compliance:
+    """Whether the run may be called TPC-H-derived compliant, and every reason it is not."""
+
+    compliant: bool
+    reasons: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BenchmarkResult:
+    """One benchmark: configuration, environment, the load test and the two runs."""
+
+    scale_factor: float
+    streams: int
+    engine: EngineInfo
+    system: SystemInfo
+    kit_version: str
+    query_version: str = "2.17.3"
+    schema: str = SCHEMA_NAME
+    schema_version: int = SCHEMA_VERSION
+    created: float = 0.0
+    status: Literal["complete", "partial", "failed"] = "partial"
+    load: LoadResult | None = None
+    runs: list[RunResult] = field(default_factory=list)
+    validation: list[QueryValidation] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    compliance: Compliance = field(default_factory=lambda: Compliance(False, ["not evaluated"]))
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=False)
+
+    def write(self, path: Path) -> None:
+        """Write atomically: a reader never sees a half-written file."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(self.to_json())
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BenchmarkResult:
+        if data.get("schema") != SCHEMA_NAME:
+            raise ValueError(f"not a dbbench result (schema {data.get('schema')!r})")
+        version = data.get("schema_version")
+        if not isinstance(version, int) or version > SCHEMA_VERSION:
+            raise ValueError(
+                f"result schema version {version!r} is newer than this dbbench reads "
+                f"({SCHEMA_VERSION}); upgrade dbbench"
+            )
+        return _build(cls, data)
+
+    @classmethod
+    def read(cls, path: Path) -> BenchmarkResult:
+        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+T = TypeVar("T")
+
+
+def _build(cls: type[T], data: dict[str, Any]) -> T:
+    """Rebuild nested dataclasses from parsed JSON (unknown keys are ignored)."""
+    hints = get_type_hints(cls)
+    kwargs: dict[str, Any] = {}
+    for f in fields(cls):  # type: ignore[arg-type]
+        if f.name in data:
+            kwargs[f.name] = _convert(hints[f.name], data[f.name])
+    return cls(**kwargs)
+
+
+def _convert(tp: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    origin = get_origin(tp)
+    if origin is list:
+        (inner,) = get_args(tp)
+        return [_convert(inner, v) for v in value]
+    if origin is dict:
+        _, inner = get_args(tp)
+        return {k: _convert(inner, v) for k, v in value.items()}
+    args = [a for a in get_args(tp) if a is not type(None)]
+    if args and origin is not Literal:
+        for a in args:
+            if is_dataclass(a):
+                return _build(a, value)  # type: ignore[arg-type]
+        return value
+    if is_dataclass(tp):
+        return _build(tp, value)  # type: ignore[arg-type]
+    return value

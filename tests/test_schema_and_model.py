@@ -1,0 +1,74 @@
+"""The table definitions and the result model's JSON round trip."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from dbgen.schema import FOREIGN_KEYS, TABLES
+from reports.model import (
+    SCHEMA_VERSION,
+    BenchmarkResult,
+    EngineInfo,
+    Interval,
+    LoadResult,
+    RunResult,
+    SystemInfo,
+)
+
+
+def test_eight_tables_with_spec_column_counts() -> None:
+    counts = {name: len(t.columns) for name, t in TABLES.items()}
+    assert counts == {
+        "part": 9,
+        "partsupp": 5,
+        "supplier": 7,
+        "customer": 8,
+        "orders": 9,
+        "lineitem": 16,
+        "nation": 4,
+        "region": 3,
+    }
+    assert TABLES["lineitem"].column("l_extendedprice").arrow_type == pa.decimal128(15, 2)
+    assert TABLES["orders"].column("o_comment").sql_type == "VARCHAR(79)"
+
+
+def test_foreign_keys_name_real_columns() -> None:
+    for table, cols, ref, ref_cols in FOREIGN_KEYS:
+        for c in cols:
+            TABLES[table].column(c)
+        for c in ref_cols:
+            TABLES[ref].column(c)
+
+
+def _result() -> BenchmarkResult:
+    run = RunResult(number=1, streams=2, seeds={"0": 617140309, "1": 617140310})
+    run.intervals.append(Interval("query", "power", 0, 1, 10.0, 11.5, 1.5, query=14, rows=1))
+    run.intervals.append(Interval("rf1", "power", 0, 1, 9.0, 9.5, 0.5, update_set=1, rows=6000))
+    return BenchmarkResult(
+        scale_factor=1,
+        streams=2,
+        engine=EngineInfo(name="duckdb", url="duckdb:///x.db"),
+        system=SystemInfo(cpu_model="test cpu", cores=2),
+        kit_version="0.1.0",
+        load=LoadResult(start=1.0, end=2.0, seconds=1.0, rows={"region": 5}),
+        runs=[run],
+    )
+
+
+def test_result_round_trips_through_json(tmp_path: Path) -> None:
+    original = _result()
+    path = tmp_path / "result.json"
+    original.write(path)
+    again = BenchmarkResult.read(path)
+    assert again == original
+    assert isinstance(again.runs[0].intervals[0], Interval)
+    assert not list(tmp_path.glob(".result.json.*")), "temporary file left behind"
+
+
+def test_newer_schema_is_refused() -> None:
+    data = _result().__dict__ | {"schema_version": SCHEMA_VERSION + 1}
+    with pytest.raises(ValueError, match="newer"):
+        BenchmarkResult.from_dict(data)
