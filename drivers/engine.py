@@ -1,0 +1,115 @@
+"""The engine surface the sequencer relies on: small, declared, the same for every engine.
+
+An engine is built from a URL (``duckdb:///path.db``, ``postgresql://...``, any SQLAlchemy
+URL). It hands out :class:`Session` objects, one per query stream or refresh stream, each on
+its own connection. Optional abilities are declared in :class:`Capabilities`, never guessed.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import pyarrow as pa
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an engine can do beyond the base surface."""
+
+    arrow_ingest: bool = False  # loads Arrow batches natively (no text round trip)
+    copy_protocol: bool = False  # has a bulk COPY path fed from the generator
+    parallel_load: bool = False  # tables may be loaded concurrently on separate connections
+    foreign_keys: bool = True  # declares the spec's foreign keys after the load
+    cancel: bool = False  # a running statement can be cancelled from another thread
+    storage_size: bool = False  # can report the database's size on disk
+
+
+@dataclass(frozen=True)
+class QueryOutput:
+    """Everything a query returned: column names and all rows, fetched to the last one."""
+
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+
+
+class Session(ABC):
+    """One connection. Query streams and the refresh stream each get their own."""
+
+    @abstractmethod
+    def execute(self, sql: str) -> None:
+        """Run a statement that returns no rows (DDL, a view for Q15)."""
+
+    @abstractmethod
+    def query(self, sql: str) -> QueryOutput:
+        """Run a statement and fetch every row (the spec times to the last row)."""
+
+    @abstractmethod
+    def refresh_insert(self, orders: pa.Table, lineitem: pa.Table) -> int:
+        """RF1: insert new orders with their line items, each order and its lines in one
+        transaction (batches of orders per transaction are allowed). Returns rows inserted."""
+
+    @abstractmethod
+    def refresh_delete(self, orderkeys: Sequence[int]) -> int:
+        """RF2: delete orders and their line items, each order with its lines in one
+        transaction. Returns rows deleted."""
+
+    def cancel(self) -> None:  # noqa: B027 - optional ability, see Capabilities.cancel
+        """Cancel the statement running on this session from another thread."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+
+class Engine(ABC):
+    """A database under test."""
+
+    name: ClassVar[str]
+    dialect: ClassVar[str]  # a queries dialect name: duckdb, postgresql, mysql, sqlite, ansi
+    capabilities: ClassVar[Capabilities]
+
+    @abstractmethod
+    def session(self) -> Session:
+        """Open a new connection."""
+
+    @abstractmethod
+    def create_schema(self) -> None:
+        """Drop and create the eight tables (no keys yet; those come after the load)."""
+
+    @abstractmethod
+    def load_table(self, table: str, batches: Iterable[pa.RecordBatch]) -> int:
+        """Bulk-load one table from Arrow batches as they are generated. Returns rows."""
+
+    @abstractmethod
+    def finish_load(self) -> dict[str, float]:
+        """Primary and foreign keys, indexes the spec allows, statistics. Returns the seconds
+        each step took, e.g. ``{"keys": 1.2, "analyze": 0.4}``."""
+
+    @abstractmethod
+    def row_counts(self) -> dict[str, int]:
+        """Rows per table, for checking a reused database."""
+
+    @abstractmethod
+    def read_state(self) -> dict[str, str]:
+        """The kit's bookkeeping stored in the database itself (scale factor, next update
+        set, ...); empty when the database was never loaded by dbbench."""
+
+    @abstractmethod
+    def write_state(self, values: dict[str, str]) -> None:
+        """Persist bookkeeping values (committed before this returns)."""
+
+    @abstractmethod
+    def version(self) -> str: ...
+
+    def settings(self) -> dict[str, str]:
+        """Engine settings worth disclosing in the report."""
+        return {}
+
+    def storage_bytes(self) -> int | None:
+        """Database size on disk, where :attr:`Capabilities.storage_size`."""
+        return None
+
+    @abstractmethod
+    def close(self) -> None: ...
