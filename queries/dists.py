@@ -1,0 +1,106 @@
+"""The few ``dists.dss`` lists qgen picks from (tpch.md §5.3), and the weighted pick.
+
+A private copy: ``queries`` must not depend on the data generator. All lists qgen uses have
+weight 1 per entry except ``Q13a``/``Q13b`` (equal weights, so the pick is the same as with
+weight 1 scaled: the draw range differs, which is why the real totals are kept).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+
+from queries.rng import Stream
+
+
+@dataclass(frozen=True)
+class Dist:
+    """A list with its raw weights; the pick uses their cumulative sums as qgen does."""
+
+    entries: tuple[str, ...]
+    weights: tuple[int, ...]
+
+    @classmethod
+    def uniform(cls, entries: tuple[str, ...], weight: int = 1) -> Dist:
+        return cls(entries, (weight,) * len(entries))
+
+    def pick(self, stream: Stream) -> int:
+        """``pick_str``: j = U(1, total); the first entry whose cumulative weight is >= j."""
+        j = stream.unif_int(1, sum(self.weights))
+        cumulative = 0
+        for index, weight in enumerate(self.weights):
+            cumulative += weight
+            if cumulative >= j:
+                return index
+        raise AssertionError("unreachable: j never exceeds the total weight")
+
+
+REGIONS = Dist.uniform(("AFRICA", "AMERICA", "ASIA", "EUROPE", "MIDDLE EAST"))
+
+#: nations2: the 25 nation names in key order, weight 1 each (qgen's copy of ``nations``).
+NATIONS2 = Dist.uniform(
+    (
+        "ALGERIA", "ARGENTINA", "BRAZIL", "CANADA", "EGYPT", "ETHIOPIA", "FRANCE", "GERMANY",
+        "INDIA", "INDONESIA", "IRAN", "IRAQ", "JAPAN", "JORDAN", "KENYA", "MOROCCO",
+        "MOZAMBIQUE", "PERU", "CHINA", "ROMANIA", "SAUDI ARABIA", "VIETNAM", "RUSSIA",
+        "UNITED KINGDOM", "UNITED STATES",
+    )
+)  # fmt: skip
+
+#: The region key of each nation: the cumulative weights of dbgen's ``nations`` list.
+NATION_REGION: tuple[int, ...] = (
+    0, 1, 1, 1, 4, 0, 3, 3, 2, 2, 4, 4, 2, 4, 0, 0, 0, 1, 2, 3, 4, 2, 3, 3, 1,
+)  # fmt: skip
+
+P_TYPES = Dist.uniform(
+    tuple(
+        " ".join(words)
+        for words in product(
+            ("STANDARD", "SMALL", "MEDIUM", "LARGE", "ECONOMY", "PROMO"),
+            ("ANODIZED", "BURNISHED", "PLATED", "POLISHED", "BRUSHED"),
+            ("TIN", "NICKEL", "BRASS", "STEEL", "COPPER"),
+        )
+    )
+)
+
+P_CNTR = Dist.uniform(
+    tuple(
+        " ".join(words)
+        for words in product(
+            ("SM", "LG", "MED", "JUMBO", "WRAP"),
+            ("CASE", "BOX", "BAG", "JAR", "PACK", "PKG", "CAN", "DRUM"),
+        )
+    )
+)
+
+MSEGMNT = Dist.uniform(("AUTOMOBILE", "BUILDING", "FURNITURE", "HOUSEHOLD", "MACHINERY"))
+
+SMODE = Dist.uniform(("REG AIR", "AIR", "RAIL", "TRUCK", "MAIL", "FOB", "SHIP"))
+
+#: The 92 P_NAME words, in dists.dss order.
+COLORS = Dist.uniform(
+    (
+        "almond", "antique", "aquamarine", "azure", "beige", "bisque", "black", "blanched", "blue",
+        "blush", "brown", "burlywood", "burnished", "chartreuse", "chiffon", "chocolate", "coral",
+        "cornflower", "cornsilk", "cream", "cyan", "dark", "deep", "dim", "dodger", "drab",
+        "firebrick", "floral", "forest", "frosted", "gainsboro", "ghost", "goldenrod", "green",
+        "grey", "honeydew", "hot", "indian", "ivory", "khaki", "lace", "lavender", "lawn", "lemon",
+        "light", "lime", "linen", "magenta", "maroon", "medium", "metallic", "midnight", "mint",
+        "misty", "moccasin", "navajo", "navy", "olive", "orange", "orchid", "pale", "papaya",
+        "peach", "peru", "pink", "plum", "powder", "puff", "purple", "red", "rose", "rosy", "royal",
+        "saddle", "salmon", "sandy", "seashell", "sienna", "sky", "slate", "smoke", "snow",
+        "spring", "steel", "tan", "thistle", "tomato", "turquoise", "violet", "wheat", "white",
+        "yellow",
+    )
+)  # fmt: skip
+
+Q13A = Dist.uniform(("special", "pending", "unusual", "express"), weight=20)
+Q13B = Dist.uniform(("packages", "requests", "accounts", "deposits"), weight=40)
+
+
+def permute(values: list[int], stream: Stream) -> None:
+    """qgen's in-place ``permute``: for i = 0..n-1 swap a[i] with a[U(i, n-1)]."""
+    n = len(values)
+    for i in range(n):
+        r = stream.unif_int(i, n - 1)
+        values[i], values[r] = values[r], values[i]
