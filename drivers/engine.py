@@ -14,6 +14,14 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
+#: Keys of the bookkeeping every engine keeps in its ``dbbench_state`` table
+#: (:meth:`Engine.read_state`); the loader writes them, the sequencer advances the update set.
+STATE_SCALE_FACTOR = "scale_factor"
+STATE_NEXT_UPDATE_SET = "next_update_set"  # the first update set no RF pair has used yet
+STATE_LOAD_SECONDS = "load_seconds"
+STATE_LOADED_AT = "loaded_at"  # ISO 8601, UTC
+STATE_KIT_VERSION = "kit_version"
+
 
 @dataclass(frozen=True)
 class Capabilities:

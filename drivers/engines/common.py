@@ -1,0 +1,273 @@
+"""What every SQL engine does the same way: sessions over DB-API connections, refresh
+functions in transactions, bookkeeping, keys after the load, and turning driver errors into
+one-line :class:`~drivers.errors.DriversError` messages that never carry a password.
+
+Engines (``duckdb.py``, ``postgresql.py``, ``sqlalchemy.py``) override the few hooks where
+they have something faster (DuckDB's Arrow scans, PostgreSQL's COPY).
+"""
+
+from __future__ import annotations
+
+import time
+from abc import abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from typing import Any, ClassVar
+
+import numpy as np
+import pyarrow as pa
+
+from dbgen.schema import TABLES
+from drivers import ddl
+from drivers.engine import Engine, QueryOutput, Session
+from drivers.errors import ConnectionLostError, DriversError, QueryCancelledError
+from drivers.url import EngineURL
+
+#: Orders per RF transaction unless the URL says ``?refresh_batch=N``: one transaction for a
+#: whole SF1 update set, several for larger ones (the spec allows any batching of orders).
+DEFAULT_REFRESH_BATCH = 1500
+
+
+def one_line(exc: BaseException, url: EngineURL | None = None) -> str:
+    """The first meaningful line of a driver message, with any password scrubbed."""
+    text = str(exc).split("(Background on this error")[0]
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    line = lines[0] if lines else type(exc).__name__
+    if url is not None and url.password:
+        line = line.replace(url.password, "***")
+    return line[:400]
+
+
+class ErrorPolicy:
+    """Which driver exceptions exist and what they mean, per engine."""
+
+    def __init__(
+        self,
+        url: EngineURL,
+        errors: tuple[type[BaseException], ...],
+        lost: Callable[[BaseException], bool] = lambda e: False,
+        cancelled: Callable[[BaseException], bool] = lambda e: False,
+    ) -> None:
+        self.url = url
+        self.errors = errors
+        self.lost = lost
+        self.cancelled = cancelled
+
+    @contextmanager
+    def guard(self, what: str) -> Iterator[None]:
+        """Turn a driver exception into the right :class:`DriversError` subclass."""
+        try:
+            yield
+        except DriversError:
+            raise
+        except self.errors as exc:
+            where = f"{self.url.scheme} ({self.url.render()})"
+            message = f"{what} failed on {where}: {one_line(exc, self.url)}"
+            if self.cancelled(exc):
+                raise QueryCancelledError(message) from exc
+            if self.lost(exc):
+                raise ConnectionLostError(message) from exc
+            raise DriversError(message) from exc
+
+
+def refresh_batch(url: EngineURL) -> int:
+    value = url.query.get("refresh_batch", str(DEFAULT_REFRESH_BATCH))
+    if not value.isdigit() or int(value) < 1:
+        raise DriversError(f"engine option refresh_batch={value!r} must be a positive integer")
+    return int(value)
+
+
+def split_orders(
+    orders: pa.Table, lineitem: pa.Table, per_batch: int
+) -> Iterator[tuple[pa.Table, pa.Table]]:
+    """Groups of whole orders with exactly their line items (the RF1 transaction unit)."""
+    orders = orders.sort_by("o_orderkey")
+    lineitem = lineitem.sort_by([("l_orderkey", "ascending"), ("l_linenumber", "ascending")])
+    okeys = orders.column("o_orderkey").to_numpy()
+    lkeys = lineitem.column("l_orderkey").to_numpy()
+    for start in range(0, len(okeys), per_batch):
+        stop = min(start + per_batch, len(okeys))
+        lo = int(np.searchsorted(lkeys, okeys[start], side="left"))
+        hi = int(np.searchsorted(lkeys, okeys[stop - 1], side="right"))
+        yield orders.slice(start, stop - start), lineitem.slice(lo, hi - lo)
+
+
+def key_chunks(orderkeys: Sequence[int], per_batch: int) -> Iterator[list[int]]:
+    keys = np.asarray(orderkeys, dtype=np.int64)
+    for start in range(0, len(keys), per_batch):
+        yield keys[start : start + per_batch].tolist()
+
+
+class SqlSession(Session):
+    """A session over one autocommit DB-API connection; transactions are explicit SQL."""
+
+    def __init__(self, engine: SqlEngine, conn: Any) -> None:
+        self.engine = engine
+        self.conn = conn
+        self.policy = engine.policy
+
+    def cursor(self) -> Any:
+        return self.conn.cursor()
+
+    def execute(self, sql: str) -> None:
+        with self.policy.guard("statement"):
+            cur = self.cursor()
+            cur.execute(sql)
+
+    def query(self, sql: str) -> QueryOutput:
+        with self.policy.guard("query"):
+            cur = self.cursor()
+            cur.execute(sql)
+            columns = [d[0] for d in cur.description or ()]
+            rows = [tuple(r) for r in cur.fetchall()]
+        return QueryOutput(columns, rows)
+
+    def refresh_insert(self, orders: pa.Table, lineitem: pa.Table) -> int:
+        inserted = 0
+        with self.policy.guard("RF1"):
+            for o_part, l_part in split_orders(orders, lineitem, self.engine.refresh_batch):
+                with self.transaction():
+                    self.insert_rows("orders", o_part)
+                    self.insert_rows("lineitem", l_part)
+                inserted += o_part.num_rows + l_part.num_rows
+        return inserted
+
+    def refresh_delete(self, orderkeys: Sequence[int]) -> int:
+        deleted = 0
+        with self.policy.guard("RF2"):
+            for keys in key_chunks(orderkeys, self.engine.refresh_batch):
+                with self.transaction():
+                    deleted += self.delete_keys("lineitem", "l_orderkey", keys)
+                    deleted += self.delete_keys("orders", "o_orderkey", keys)
+        return deleted
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        cur = self.cursor()
+        cur.execute(self.engine.begin_sql)
+        try:
+            yield
+        except BaseException:
+            self._rollback_quietly()
+            raise
+        cur.execute("COMMIT")
+
+    def _rollback_quietly(self) -> None:
+        with suppress(Exception):  # the connection may be gone; the first error matters
+            self.cursor().execute("ROLLBACK")
+
+    def insert_rows(self, table: str, data: pa.Table) -> None:
+        """Generic path: executemany from per-column Python lists (no per-row logic)."""
+        if data.num_rows == 0:
+            return
+        cols = [self.engine.python_column(c) for c in data.columns]
+        marks = ", ".join(self.engine.placeholder(i) for i in range(len(cols)))
+        sql = f"INSERT INTO {table} ({', '.join(data.column_names)}) VALUES ({marks})"
+        self.cursor().executemany(sql, list(zip(*cols, strict=True)))
+
+    def delete_keys(self, table: str, column: str, keys: list[int]) -> int:
+        """Keys are integers, so an inline IN list is safe and portable."""
+        cur = self.cursor()
+        cur.execute(f"DELETE FROM {table} WHERE {column} IN ({', '.join(map(str, keys))})")
+        return int(cur.rowcount)
+
+    def close(self) -> None:
+        with suppress(Exception):  # closing a broken connection must not mask the cause
+            self.conn.close()
+
+
+class SqlEngine(Engine):
+    """Schema, bookkeeping and statistics shared by the SQL engines."""
+
+    ddl_dialect: ddl.Dialect = ddl.ANSI
+    begin_sql: ClassVar[str] = "BEGIN"
+
+    def __init__(self, url: EngineURL, policy: ErrorPolicy) -> None:
+        self.url = url
+        self.policy = policy
+        self.refresh_batch = refresh_batch(url)
+        self.keys = True  # primary and foreign keys after the load (engines may turn off)
+        self.indexes = False  # the allowed secondary indexes (engines that use them)
+
+    # -- hooks ------------------------------------------------------------------------
+    @abstractmethod
+    def admin(self) -> SqlSession:
+        """The engine's own connection for DDL, state and counts (opened once)."""
+
+    def placeholder(self, index: int) -> str:
+        return "?"
+
+    def python_column(self, column: pa.ChunkedArray) -> list[Any]:
+        return column.to_pylist()  # type: ignore[no-any-return]
+
+    def analyze_sql(self) -> list[str]:
+        return ["ANALYZE"]
+
+    # -- the Engine surface -------------------------------------------------------------
+    def create_schema(self) -> None:
+        admin = self.admin()
+        with self.policy.guard("create schema"):
+            cur = admin.cursor()
+            for table in ddl.drop_order():
+                cur.execute(ddl.drop_table(table))
+            for table in TABLES:
+                cur.execute(ddl.create_table(table, self.ddl_dialect, keys=self.keys))
+            cur.execute(ddl.create_state_table())
+            cur.execute(f"DELETE FROM {ddl.STATE_TABLE}")
+
+    def finish_load(self) -> dict[str, float]:
+        steps: dict[str, float] = {}
+        admin = self.admin()
+        with self.policy.guard("finish load"):
+            cur = admin.cursor()
+            if self.keys and not self.ddl_dialect.keys_in_create:
+                primary = [ddl.add_primary_key(t) for t in TABLES]
+                steps["primary_keys"] = self._timed(cur, primary)
+            if self.keys and self.ddl_dialect.alter_foreign_keys and self.capabilities.foreign_keys:
+                steps["foreign_keys"] = self._timed(cur, ddl.add_foreign_keys())
+            if self.indexes:
+                steps["indexes"] = self._timed(cur, ddl.create_indexes())
+            steps["analyze"] = self._timed(cur, self.analyze_sql())
+        return steps
+
+    @staticmethod
+    def _timed(cur: Any, statements: list[str]) -> float:
+        start = time.perf_counter()
+        for sql in statements:
+            cur.execute(sql)
+        return time.perf_counter() - start
+
+    def row_counts(self) -> dict[str, int]:
+        sql = " UNION ALL ".join(f"SELECT '{t}', COUNT(*) FROM {t}" for t in TABLES)
+        counts = {str(name): int(n) for name, n in self.admin().query(sql).rows}
+        return {t: counts[t] for t in TABLES}
+
+    def read_state(self) -> dict[str, str]:
+        sql = f"SELECT state_key, state_value FROM {ddl.STATE_TABLE}"
+        try:
+            rows = self.admin().query(sql).rows
+        except ConnectionLostError:
+            raise
+        except DriversError:  # never loaded by dbbench: no table yet
+            return {}
+        return {str(k): str(v) for k, v in rows}
+
+    def write_state(self, values: dict[str, str]) -> None:
+        admin = self.admin()
+        with self.policy.guard("write state"):
+            cur = admin.cursor()
+            cur.execute(ddl.create_state_table())
+            with admin.transaction():
+                for key, value in values.items():
+                    k, v = _sql_text(key), _sql_text(value)
+                    cur.execute(f"DELETE FROM {ddl.STATE_TABLE} WHERE state_key = {k}")
+                    cur.execute(f"INSERT INTO {ddl.STATE_TABLE} VALUES ({k}, {v})")
+
+    def settings_from(self, sql: str) -> dict[str, str]:
+        """A settings query returning (name, value) rows, tolerant of missing names."""
+        return {str(k): str(v) for k, v in self.admin().query(sql).rows}
+
+
+def _sql_text(value: str) -> str:
+    """A string literal; state keys and values are the kit's own short texts."""
+    return "'" + str(value).replace("'", "''") + "'"

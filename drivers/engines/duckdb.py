@@ -1,0 +1,150 @@
+"""DuckDB, the embedded default: Arrow batches are scanned in place, no text round trip.
+
+``duckdb`` alone is an in-memory database; ``duckdb:///file.db`` a file. Query options that
+are DuckDB settings (``threads``, ``memory_limit``, ...) go to ``duckdb.connect(config=)``;
+``keys=true`` declares the primary keys after the load (off by default: DuckDB does not use
+them for these queries and building the indexes only lengthens the load). DuckDB cannot add
+foreign keys to an existing table, so it declares none.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+import duckdb
+import pyarrow as pa
+
+from dbgen.schema import TABLES
+from drivers import ddl
+from drivers.engine import Capabilities
+from drivers.engines.common import ErrorPolicy, SqlEngine, SqlSession
+from drivers.errors import DriversError
+from drivers.url import EngineURL, option_flag
+
+#: Options consumed by the kit; everything else in the query string is a DuckDB setting.
+KIT_OPTIONS = ("keys", "refresh_batch")
+
+
+class DuckDBSession(SqlSession):
+    """A DuckDB connection of its own (``cursor()`` of the database's first connection)."""
+
+    def cursor(self) -> Any:
+        return self.conn  # a DuckDB connection executes directly; one per session
+
+    def insert_rows(self, table: str, data: pa.Table) -> None:
+        self.conn.register("dbbench_rows", data)
+        try:
+            self.conn.execute(f"INSERT INTO {table} SELECT * FROM dbbench_rows")
+        finally:
+            self.conn.unregister("dbbench_rows")
+
+    def delete_keys(self, table: str, column: str, keys: list[int]) -> int:
+        found = self.conn.execute(
+            f"DELETE FROM {table} WHERE {column} IN (SELECT UNNEST($keys::BIGINT[]))",
+            {"keys": keys},
+        ).fetchone()
+        return int(found[0]) if found else 0
+
+    def cancel(self) -> None:
+        self.conn.interrupt()
+
+
+class DuckDBEngine(SqlEngine):
+    name: ClassVar[str] = "duckdb"
+    dialect: ClassVar[str] = "duckdb"
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        arrow_ingest=True,
+        parallel_load=True,
+        foreign_keys=False,
+        cancel=True,
+        storage_size=True,
+    )
+    ddl_dialect: ddl.Dialect = ddl.DUCKDB
+
+    def __init__(self, url: EngineURL) -> None:
+        super().__init__(url, ErrorPolicy(url, (duckdb.Error,), cancelled=_interrupted))
+        self.path = url.database or ":memory:"
+        if self.path != ":memory:":
+            folder = os.path.dirname(os.path.abspath(self.path))
+            if not os.path.isdir(folder):
+                raise DriversError(f"no such directory for the DuckDB file: {folder}")
+        self.keys = option_flag(url, "keys", False)
+        config: dict[str, Any] = dict(url.without(*KIT_OPTIONS).query)
+        with self.policy.guard("connect"):
+            self._db = duckdb.connect(self.path, config=config)
+        self._admin = DuckDBSession(self, self._db.cursor())
+        self._lock = threading.Lock()
+
+    def admin(self) -> SqlSession:
+        return self._admin
+
+    def session(self) -> DuckDBSession:
+        with self._lock, self.policy.guard("connect"):
+            return DuckDBSession(self, self._db.cursor())
+
+    def load_table(self, table: str, batches: Iterable[pa.RecordBatch]) -> int:
+        """One ``INSERT ... SELECT`` over a streaming Arrow reader: DuckDB pulls the batches
+        as they are generated and parallelises the insert itself."""
+        schema = TABLES[table].arrow_schema
+        counted = _Counter(batches)
+        reader = pa.RecordBatchReader.from_batches(schema, iter(counted))
+        session = self.session()
+        try:
+            with session.policy.guard(f"load {table}"):
+                session.conn.register("dbbench_load", reader)
+                session.conn.execute(f"INSERT INTO {table} SELECT * FROM dbbench_load")
+                session.conn.unregister("dbbench_load")
+        finally:
+            session.close()
+        return counted.rows
+
+    def analyze_sql(self) -> list[str]:
+        return ["ANALYZE", "CHECKPOINT"]
+
+    def version(self) -> str:
+        return f"DuckDB {duckdb.__version__}"
+
+    def settings(self) -> dict[str, str]:
+        names = ("threads", "memory_limit", "preserve_insertion_order", "temp_directory")
+        listed = ", ".join(f"'{n}'" for n in names)
+        with self.policy.guard("settings"):
+            found = self.settings_from(
+                f"SELECT name, value FROM duckdb_settings() WHERE name IN ({listed})"
+            )
+        found["database"] = self.path
+        return found
+
+    def storage_bytes(self) -> int | None:
+        """File plus write-ahead log; an in-memory database has no storage to report."""
+        if self.path == ":memory:":
+            return None
+        return sum(os.path.getsize(p) for p in (self.path, self.path + ".wal") if os.path.exists(p))
+
+    def close(self) -> None:
+        self._admin.close()
+        self._db.close()
+
+
+class _Counter:
+    """Counts rows as DuckDB pulls batches, so the loader can report progress."""
+
+    def __init__(self, batches: Iterable[pa.RecordBatch]) -> None:
+        self.batches = batches
+        self.rows = 0
+
+    def __iter__(self) -> Any:
+        for batch in self.batches:
+            self.rows += batch.num_rows
+            yield batch
+
+
+def _interrupted(exc: BaseException) -> bool:
+    return isinstance(exc, duckdb.InterruptException)
+
+
+def connect(url: EngineURL) -> DuckDBEngine:
+    """The registry's entry point for ``duckdb`` URLs."""
+    return DuckDBEngine(url)

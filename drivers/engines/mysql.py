@@ -1,0 +1,182 @@
+"""MySQL and MariaDB through SQLAlchemy + PyMySQL.
+
+InnoDB clusters rows by the primary key, so the key is declared in CREATE TABLE and the data
+arrives in key order (adding it afterwards would rebuild every table). Tables load in
+parallel, each on its own connection, with ``LOAD DATA LOCAL INFILE`` from CSV that pyarrow
+writes to a temporary file per batch: several times faster than PyMySQL's ``executemany``,
+which escapes every value in Python (``?load=insert`` selects that path for comparison).
+After the load: the allowed secondary indexes, foreign keys (declared with
+``foreign_key_checks=0``: the generated data is consistent by construction, so InnoDB need
+not copy each table to validate them) and ANALYZE TABLE.
+
+``mysql://`` and ``mariadb://`` without a driver mean PyMySQL.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pymysql
+import sqlalchemy as sa
+
+from dbgen.schema import TABLES
+from drivers import ddl
+from drivers.engine import Capabilities
+from drivers.engines.common import ErrorPolicy, SqlSession
+from drivers.engines.sqlalchemy import AlchemySession, SqlAlchemyEngine, sa_url
+from drivers.errors import DriversError
+from drivers.url import EngineURL, option_flag
+
+_CSV = pacsv.WriteOptions(include_header=False, delimiter="|", quoting_style="needed")
+_LOST = {2003, 2006, 2013, 4031, 1927}  # can't connect, gone away, lost, timed out, killed
+_INTERRUPTED = 1317
+
+
+class MySqlSession(AlchemySession):
+    def __init__(self, engine: SqlAlchemyEngine, conn: Any) -> None:
+        super().__init__(engine, conn)
+        self.alchemy = engine
+        self.thread_id = int(self.query("SELECT CONNECTION_ID()").rows[0][0])
+
+    def cancel(self) -> None:
+        """KILL QUERY from a connection of its own: the session's is busy."""
+        killer = AlchemySession(self.alchemy, self.alchemy.raw())
+        try:
+            killer.execute(f"KILL QUERY {self.thread_id}")
+        finally:
+            killer.close()
+
+    def load_file(self, table: str, data: pa.Table | pa.RecordBatch) -> None:
+        with tempfile.NamedTemporaryFile(suffix=".csv", prefix=f"dbbench-{table}-") as tmp:
+            pacsv.write_csv(data, tmp.name, _CSV)
+            path = tmp.name.replace("\\", "/")
+            columns = ", ".join(TABLES[table].column_names)
+            self.cursor().execute(
+                f"LOAD DATA LOCAL INFILE '{path}' INTO TABLE {table} CHARACTER SET utf8mb4 "
+                "FIELDS TERMINATED BY '|' OPTIONALLY ENCLOSED BY '\"' ESCAPED BY '' "
+                f"LINES TERMINATED BY '\\n' ({columns})"
+            )
+
+
+def _lost(exc: BaseException) -> bool:
+    if isinstance(exc, sa.exc.DBAPIError):
+        exc = exc.orig or exc
+    if isinstance(exc, pymysql.err.InterfaceError):
+        return True
+    return isinstance(exc, pymysql.err.OperationalError) and _code(exc) in _LOST
+
+
+def _cancelled(exc: BaseException) -> bool:
+    if isinstance(exc, sa.exc.DBAPIError):
+        exc = exc.orig or exc
+    return isinstance(exc, pymysql.err.OperationalError) and _code(exc) == _INTERRUPTED
+
+
+def _code(exc: BaseException) -> int:
+    return int(exc.args[0]) if exc.args and isinstance(exc.args[0], int) else 0
+
+
+class MySqlEngine(SqlAlchemyEngine):
+    name: ClassVar[str] = "mysql"
+    dialect: ClassVar[str] = "mysql"
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        parallel_load=True, foreign_keys=True, cancel=True, storage_size=True
+    )
+    session_class: ClassVar[type[SqlSession]] = MySqlSession
+
+    def __init__(self, url: EngineURL) -> None:
+        driver = f"{url.scheme}+{url.driver or 'pymysql'}"
+        self.load_mode = url.query.get("load", "file")
+        if self.load_mode not in ("file", "insert"):
+            raise DriversError(f"engine option load={self.load_mode!r} must be file or insert")
+        target = sa_url(url.without("load"), driver)
+        super().__init__(url, target, connect_args={"local_infile": True})
+        self.indexes = option_flag(url, "indexes", True)
+
+    def make_policy(self, url: EngineURL, errors: tuple[type[BaseException], ...]) -> ErrorPolicy:
+        return ErrorPolicy(url, (*errors, pymysql.err.Error), _lost, _cancelled)
+
+    def make_ddl_dialect(self) -> ddl.Dialect:
+        return ddl.MYSQL
+
+    def load_table(self, table: str, batches: Iterable[pa.RecordBatch]) -> int:
+        if self.load_mode == "insert":
+            return super().load_table(table, batches)
+        session = MySqlSession(self, self.raw())
+        rows = 0
+        try:
+            with self.policy.guard(f"load {table}"):
+                for batch in batches:
+                    session.load_file(table, batch)
+                    rows += batch.num_rows
+        finally:
+            session.close()
+        return rows
+
+    def finish_load(self) -> dict[str, float]:
+        steps: dict[str, float] = {}
+        cur = self.admin().cursor()
+        with self.policy.guard("finish load"):
+            if self.indexes:
+                steps["indexes"] = _timed(cur, _index_statements())
+            if self.keys:
+                cur.execute("SET SESSION foreign_key_checks = 0")
+                steps["foreign_keys"] = _timed(cur, ddl.add_foreign_keys())
+                cur.execute("SET SESSION foreign_key_checks = 1")
+            steps["analyze"] = _timed(cur, [f"ANALYZE TABLE {', '.join(TABLES)}"])
+        return steps
+
+    def version(self) -> str:
+        text = str(self.admin().query("SELECT VERSION()").rows[0][0])
+        return f"MariaDB {text}" if "mariadb" in text.lower() else f"MySQL {text}"
+
+    def settings(self) -> dict[str, str]:
+        names = (
+            "innodb_buffer_pool_size",
+            "innodb_flush_log_at_trx_commit",
+            "innodb_log_file_size",
+            "tmp_table_size",
+            "max_heap_table_size",
+            "join_buffer_size",
+            "sort_buffer_size",
+        )
+        listed = ", ".join(f"'{n}'" for n in names)
+        with self.policy.guard("settings"):
+            return self.settings_from(f"SHOW VARIABLES WHERE Variable_name IN ({listed})")
+
+    def storage_bytes(self) -> int | None:
+        sql = (
+            "SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables "
+            "WHERE table_schema = DATABASE()"
+        )
+        with self.policy.guard("storage size"):
+            return int(self.admin().query(sql).rows[0][0])
+
+
+def _index_statements() -> list[str]:
+    """One ALTER per table, so InnoDB builds all of a table's indexes in one pass."""
+    per_table: dict[str, list[str]] = {}
+    for table, cols in ddl.index_columns():
+        per_table.setdefault(table, []).append(
+            f"ADD INDEX ix_{table}_{'_'.join(cols)} ({', '.join(cols)})"
+        )
+    return [f"ALTER TABLE {t} {', '.join(adds)}" for t, adds in per_table.items()]
+
+
+def _timed(cur: Any, statements: list[str]) -> float:
+    start = time.perf_counter()
+    for sql in statements:
+        cur.execute(sql)
+        if cur.description:
+            cur.fetchall()  # ANALYZE TABLE returns a status row per table
+    return time.perf_counter() - start
+
+
+def connect(url: EngineURL) -> MySqlEngine:
+    """The registry's entry point for ``mysql://`` and ``mariadb://`` URLs."""
+    return MySqlEngine(url)

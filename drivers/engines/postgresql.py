@@ -1,0 +1,183 @@
+"""PostgreSQL through psycopg 3: COPY fed straight from the Arrow batches.
+
+Each batch is formatted as CSV by pyarrow's C++ writer (no per-row Python) and streamed into
+``COPY ... FROM STDIN`` on a connection of its own per table, so the tables load in parallel.
+The table is truncated in the same transaction, which allows ``COPY ... FREEZE`` (rows are
+written frozen: no later vacuum pass rewrites them). Keys, the allowed indexes and ANALYZE
+follow the load, again one connection per table.
+
+URL options other than the kit's own (``indexes``, ``refresh_batch``) are libpq parameters:
+``sslmode``, ``application_name``, ``options=-c work_mem=256MB``, ``connect_timeout`` ...
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, ClassVar
+
+import psycopg
+import psycopg.errors
+import pyarrow as pa
+import pyarrow.csv as pacsv
+from psycopg.copy import QueuedLibpqWriter
+
+from dbgen.schema import TABLES
+from drivers import ddl
+from drivers.engine import Capabilities
+from drivers.engines.common import ErrorPolicy, SqlEngine, SqlSession
+from drivers.url import EngineURL, option_flag
+
+KIT_OPTIONS = ("indexes", "refresh_batch")
+_CSV = pacsv.WriteOptions(include_header=False, delimiter="|", quoting_style="needed")
+_COPY = "COPY {table} ({columns}) FROM STDIN (FORMAT csv, DELIMITER '|'{freeze})"
+
+
+def copy_batches(
+    conn: psycopg.Connection[Any], table: str, batches: Iterable[Any], *, freeze: bool = False
+) -> int:
+    """COPY Arrow batches (or tables) into ``table``; returns rows sent. ``freeze`` only
+    when the table was truncated in the same transaction."""
+    rows = 0
+    columns = ", ".join(TABLES[table].column_names)
+    with conn.cursor() as cur:
+        sql = _COPY.format(table=table, columns=columns, freeze=", FREEZE" if freeze else "")
+        with cur.copy(sql, writer=QueuedLibpqWriter(cur)) as copy:
+            for batch in batches:
+                sink = pa.BufferOutputStream()
+                pacsv.write_csv(batch, sink, _CSV)
+                copy.write(memoryview(sink.getvalue()))
+                rows += batch.num_rows
+    return rows
+
+
+class PostgresSession(SqlSession):
+    def insert_rows(self, table: str, data: pa.Table) -> None:
+        if data.num_rows:
+            copy_batches(self.conn, table, [data])
+
+    def delete_keys(self, table: str, column: str, keys: list[int]) -> int:
+        with self.conn.cursor() as cur:
+            cur.execute(f"DELETE FROM {table} WHERE {column} = ANY(%s)", (keys,))
+            return int(cur.rowcount)
+
+    def cancel(self) -> None:
+        self.conn.cancel_safe()
+
+
+def _lost(exc: BaseException) -> bool:
+    if isinstance(exc, psycopg.errors.AdminShutdown | psycopg.errors.CrashShutdown):
+        return True
+    client_side = getattr(exc, "sqlstate", None) is None
+    return client_side and isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError)
+
+
+def _cancelled(exc: BaseException) -> bool:
+    return isinstance(exc, psycopg.errors.QueryCanceled)
+
+
+class PostgresEngine(SqlEngine):
+    name: ClassVar[str] = "postgresql"
+    dialect: ClassVar[str] = "postgresql"
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        copy_protocol=True,
+        parallel_load=True,
+        foreign_keys=True,
+        cancel=True,
+        storage_size=True,
+    )
+    ddl_dialect: ddl.Dialect = ddl.POSTGRESQL
+
+    def __init__(self, url: EngineURL) -> None:
+        super().__init__(url, ErrorPolicy(url, (psycopg.Error,), _lost, _cancelled))
+        self.indexes = option_flag(url, "indexes", True)
+        params: dict[str, Any] = dict(url.without(*KIT_OPTIONS).query)
+        params.setdefault("connect_timeout", "10")
+        for key, value in (
+            ("host", url.host),
+            ("port", url.port),
+            ("user", url.username),
+            ("password", url.password),
+            ("dbname", url.database),
+        ):
+            if value is not None:
+                params[key] = value
+        self._params = params
+        self._admin = self.session()
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        with self.policy.guard("connect"):
+            return psycopg.connect(autocommit=True, **self._params)
+
+    def admin(self) -> SqlSession:
+        return self._admin
+
+    def session(self) -> PostgresSession:
+        return PostgresSession(self, self._connect())
+
+    def load_table(self, table: str, batches: Iterable[pa.RecordBatch]) -> int:
+        with self._connect() as conn, self.policy.guard(f"load {table}"), conn.transaction():
+            conn.execute(f"TRUNCATE {table}")
+            return copy_batches(conn, table, batches, freeze=True)
+
+    def finish_load(self) -> dict[str, float]:
+        """Primary keys, then foreign keys, indexes and ANALYZE, each step over all tables
+        at once on separate connections (the server builds them in parallel)."""
+        steps: dict[str, float] = {}
+        steps["primary_keys"] = self._parallel([ddl.add_primary_key(t) for t in TABLES])
+        steps["foreign_keys"] = self._parallel(ddl.add_foreign_keys())
+        if self.indexes:
+            steps["indexes"] = self._parallel(ddl.create_indexes())
+        steps["analyze"] = self._parallel([f"ANALYZE {t}" for t in TABLES])
+        return steps
+
+    def _parallel(self, statements: list[str]) -> float:
+        start = time.perf_counter()
+
+        def run(sql: str) -> None:
+            with self._connect() as conn, self.policy.guard("finish load"):
+                conn.execute(sql)
+
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            for future in [pool.submit(run, sql) for sql in statements]:
+                future.result()
+        return time.perf_counter() - start
+
+    def version(self) -> str:
+        with self.policy.guard("version"):
+            rows = self._admin.query("SHOW server_version").rows
+        return f"PostgreSQL {rows[0][0]}"
+
+    def settings(self) -> dict[str, str]:
+        names = (
+            "shared_buffers",
+            "work_mem",
+            "maintenance_work_mem",
+            "effective_cache_size",
+            "max_parallel_workers_per_gather",
+            "max_parallel_workers",
+            "max_worker_processes",
+            "jit",
+            "random_page_cost",
+            "synchronous_commit",
+            "wal_level",
+        )
+        listed = ", ".join(f"'{n}'" for n in names)
+        with self.policy.guard("settings"):
+            return self.settings_from(
+                f"SELECT name, current_setting(name) FROM pg_settings WHERE name IN ({listed})"
+            )
+
+    def storage_bytes(self) -> int | None:
+        with self.policy.guard("storage size"):
+            rows = self._admin.query("SELECT pg_database_size(current_database())").rows
+        return int(rows[0][0])
+
+    def close(self) -> None:
+        self._admin.close()
+
+
+def connect(url: EngineURL) -> PostgresEngine:
+    """The registry's entry point for ``postgresql://`` and ``postgres://`` URLs."""
+    return PostgresEngine(url)

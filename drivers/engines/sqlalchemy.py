@@ -1,0 +1,243 @@
+"""Any database SQLAlchemy can reach: DDL from the schema through the dialect's own type
+names, bulk inserts with ``executemany`` from Arrow columns, RF1/RF2 in transactions.
+
+SQLAlchemy is used for what it is good at here (the URL, finding and loading the DB-API
+driver, compiling type names); the statements themselves run on raw DB-API connections in
+autocommit mode with explicit ``BEGIN``/``COMMIT``, so a session costs no ORM overhead.
+SQLite is the one dialect with its own subclass in this module (MySQL/MariaDB: ``mysql.py``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+import pyarrow as pa
+import sqlalchemy as sa
+from sqlalchemy.pool import NullPool, StaticPool
+
+from dbgen.schema import Column, Kind
+from drivers import ddl
+from drivers.engine import Capabilities
+from drivers.engines.common import ErrorPolicy, SqlEngine, SqlSession
+from drivers.errors import DriversError
+from drivers.url import EngineURL, option_flag, redact
+
+KIT_OPTIONS = ("keys", "indexes", "refresh_batch", "load_batch")
+LOAD_BATCH_ROWS = 50_000  # rows per executemany transaction while loading
+
+_PLACEHOLDERS = {"qmark": "?", "format": "%s", "pyformat": "%s"}
+
+
+def sa_url(url: EngineURL, drivername: str | None = None) -> sa.URL:
+    return sa.URL.create(
+        drivername or url.drivername,
+        username=url.username,
+        password=url.password,
+        host=url.host,
+        port=url.port,
+        database=url.database,
+        query=url.without(*KIT_OPTIONS).query,
+    )
+
+
+def create_sa_engine(url: EngineURL, target: sa.URL, **kwargs: Any) -> sa.Engine:
+    """``create_engine`` with driver problems turned into one line with an install hint."""
+    try:
+        return sa.create_engine(target, isolation_level="AUTOCOMMIT", **kwargs)
+    except ImportError as exc:
+        module = getattr(exc, "name", None) or str(exc)
+        raise DriversError(
+            f"engine {url.drivername!r} needs the Python module {module!r}: pip install {module}"
+        ) from None
+    except sa.exc.NoSuchModuleError:
+        raise DriversError(
+            f"SQLAlchemy has no dialect {url.drivername!r} (URL {redact(url)}); install the "
+            "package that provides it"
+        ) from None
+    except (sa.exc.ArgumentError, ValueError, TypeError) as exc:
+        raise DriversError(f"bad engine URL {redact(url)}: {exc}") from None
+
+
+class AlchemySession(SqlSession):
+    """A raw DB-API connection checked out of the SQLAlchemy engine."""
+
+
+class SqlAlchemyEngine(SqlEngine):
+    """The generic engine: standard SQL only, one table loading at a time."""
+
+    name: ClassVar[str] = "sqlalchemy"
+    dialect: ClassVar[str] = "ansi"
+    capabilities: ClassVar[Capabilities] = Capabilities(foreign_keys=True)
+    session_class: ClassVar[type[SqlSession]] = AlchemySession
+
+    def __init__(self, url: EngineURL, target: sa.URL | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("poolclass", NullPool)
+        self.sa = create_sa_engine(url, target or sa_url(url), **kwargs)
+        dbapi = self.sa.dialect.dbapi
+        errors: tuple[type[BaseException], ...] = (sa.exc.SQLAlchemyError,)
+        if dbapi is not None and isinstance(getattr(dbapi, "Error", None), type):
+            errors += (dbapi.Error,)
+        super().__init__(url, self.make_policy(url, errors))
+        self.keys = option_flag(url, "keys", True)
+        self.indexes = option_flag(url, "indexes", False)
+        self.load_batch = int(url.query.get("load_batch", LOAD_BATCH_ROWS))
+        self.ddl_dialect = self.make_ddl_dialect()
+        self._admin = self.session()
+
+    def make_policy(self, url: EngineURL, errors: tuple[type[BaseException], ...]) -> ErrorPolicy:
+        return ErrorPolicy(url, errors, _lost)
+
+    def make_ddl_dialect(self) -> ddl.Dialect:
+        """Type names as this SQLAlchemy dialect writes them."""
+        dialect = self.sa.dialect
+
+        def type_name(column: Column) -> str:
+            return str(_sa_type(column).compile(dialect=dialect))
+
+        return ddl.Dialect(dialect.name, type_name=type_name)
+
+    def raw(self) -> Any:
+        with self.policy.guard("connect"):
+            return self.sa.raw_connection()
+
+    def admin(self) -> SqlSession:
+        return self._admin
+
+    def session(self) -> SqlSession:
+        return self.session_class(self, self.raw())
+
+    def placeholder(self, index: int) -> str:
+        style = self.sa.dialect.paramstyle
+        if style == "numeric":
+            return f":{index + 1}"
+        if style not in _PLACEHOLDERS:
+            raise DriversError(
+                f"the {self.sa.dialect.name} driver's paramstyle {style!r} is unsupported"
+            )
+        return _PLACEHOLDERS[style]
+
+    def load_table(self, table: str, batches: Iterable[pa.RecordBatch]) -> int:
+        """``executemany`` in transactions of :data:`LOAD_BATCH_ROWS` rows."""
+        session = self.session()
+        rows = 0
+        try:
+            with self.policy.guard(f"load {table}"):
+                for data in _rebatch(batches, self.load_batch):
+                    with session.transaction():
+                        session.insert_rows(table, data)
+                    rows += data.num_rows
+        finally:
+            session.close()
+        return rows
+
+    def version(self) -> str:
+        info = self.sa.dialect.server_version_info
+        number = ".".join(str(p) for p in info) if info else "unknown version"
+        return f"{self.sa.dialect.name} {number}"
+
+    def settings(self) -> dict[str, str]:
+        return {"driver": self.sa.dialect.driver}
+
+    def close(self) -> None:
+        self._admin.close()
+        self.sa.dispose()
+
+
+def _sa_type(column: Column) -> sa.types.TypeEngine[Any]:
+    if column.kind is Kind.IDENTIFIER:
+        return sa.BigInteger()
+    if column.kind is Kind.INTEGER:
+        return sa.Integer()
+    if column.kind is Kind.DECIMAL:
+        return sa.Numeric(15, 2)
+    if column.kind is Kind.DATE:
+        return sa.Date()
+    if column.kind is Kind.CHAR:
+        return sa.CHAR(column.length)
+    return sa.VARCHAR(column.length)
+
+
+def _rebatch(batches: Iterable[pa.RecordBatch], rows: int) -> Iterable[pa.Table]:
+    """Regroup generator batches into transactions of about ``rows`` rows."""
+    pending: list[pa.RecordBatch] = []
+    count = 0
+    for batch in batches:
+        pending.append(batch)
+        count += batch.num_rows
+        if count >= rows:
+            yield pa.Table.from_batches(pending)
+            pending, count = [], 0
+    if pending:
+        yield pa.Table.from_batches(pending)
+
+
+def _lost(exc: BaseException) -> bool:
+    return isinstance(exc, sa.exc.DisconnectionError) or (
+        isinstance(exc, sa.exc.DBAPIError) and bool(exc.connection_invalidated)
+    )
+
+
+class SqliteSession(AlchemySession):
+    def cancel(self) -> None:
+        self.conn.driver_connection.interrupt()
+
+
+class SqliteEngine(SqlAlchemyEngine):
+    """SQLite through the standard library: keys declared in CREATE TABLE (SQLite cannot add
+    them later), write-ahead logging so readers run while a refresh function writes."""
+
+    name: ClassVar[str] = "sqlite"
+    dialect: ClassVar[str] = "sqlite"
+    capabilities: ClassVar[Capabilities] = Capabilities(cancel=True, storage_size=True)
+    session_class: ClassVar[type[SqlSession]] = SqliteSession
+
+    def __init__(self, url: EngineURL) -> None:
+        memory = url.database in (None, "", ":memory:")
+        pool = StaticPool if memory else NullPool  # one shared in-memory database
+        args = {"check_same_thread": False, "timeout": 60}
+        super().__init__(url, poolclass=pool, connect_args=args)
+        if not memory:
+            self._admin.execute("PRAGMA journal_mode=WAL")
+
+    def make_policy(self, url: EngineURL, errors: tuple[type[BaseException], ...]) -> ErrorPolicy:
+        return ErrorPolicy(url, (*errors, sqlite3.Error), _lost, _sqlite_interrupted)
+
+    def make_ddl_dialect(self) -> ddl.Dialect:
+        return ddl.SQLITE
+
+    def python_column(self, column: pa.ChunkedArray) -> list[Any]:
+        """sqlite3 binds neither Decimal nor (without a deprecated adapter) date."""
+        if pa.types.is_decimal(column.type):
+            column = column.cast(pa.float64())
+        elif pa.types.is_date(column.type):
+            column = column.cast(pa.string())  # ISO 8601
+        return column.to_pylist()  # type: ignore[no-any-return]
+
+    def version(self) -> str:
+        return f"SQLite {sqlite3.sqlite_version}"
+
+    def settings(self) -> dict[str, str]:
+        found = {}
+        for name in ("journal_mode", "synchronous", "page_size", "cache_size"):
+            rows = self._admin.query(f"PRAGMA {name}").rows
+            found[name] = str(rows[0][0]) if rows else ""
+        return found
+
+    def storage_bytes(self) -> int | None:
+        with self.policy.guard("storage size"):
+            pages = self._admin.query("PRAGMA page_count").rows[0][0]
+            size = self._admin.query("PRAGMA page_size").rows[0][0]
+        return int(pages) * int(size)
+
+
+def _sqlite_interrupted(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and "interrupted" in str(exc)
+
+
+def connect(url: EngineURL) -> SqlAlchemyEngine:
+    """The registry's entry point for SQLite and any other SQLAlchemy URL."""
+    if url.scheme == "sqlite":
+        return SqliteEngine(url)
+    return SqlAlchemyEngine(url)

@@ -1,0 +1,153 @@
+"""Engine URLs: one string names the engine, where it is and how to connect.
+
+Forms follow SQLAlchemy's: ``scheme[+driver]://user:password@host:port/database?opt=value``.
+``duckdb`` alone is an in-memory DuckDB; ``duckdb:///file.db`` is a relative path and
+``duckdb:////abs/file.db`` an absolute one, as with ``sqlite:///``. The password is kept apart
+from everything that can be printed: ``str``, ``repr`` and every error message show ``***``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from urllib.parse import quote, unquote, urlsplit
+
+from drivers.errors import DriversError
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9.-]*(\+[A-Za-z0-9_.-]+)?$")
+# user:password@ inside anything that looks like a URL, for text we could not parse.
+_USERINFO = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*):(?P<pw>\S*)@")
+
+
+@dataclass(frozen=True)
+class EngineURL:
+    """A parsed engine URL. ``password`` never shows up in ``str`` or ``repr``."""
+
+    scheme: str  # the engine family: duckdb, postgresql, mysql, sqlite, ...
+    driver: str | None = None  # the part after ``+``: pymysql, psycopg, ...
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    host: str | None = None
+    port: int | None = None
+    database: str | None = None  # a database name, or a file path for embedded engines
+    query: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def drivername(self) -> str:
+        """``scheme+driver`` as SQLAlchemy spells it."""
+        return f"{self.scheme}+{self.driver}" if self.driver else self.scheme
+
+    def with_options(self, **options: object) -> EngineURL:
+        """Keyword options override query-string options (``None`` removes one)."""
+        merged = dict(self.query)
+        for key, value in options.items():
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[key] = _option_text(value)
+        return replace(self, query=merged)
+
+    def without(self, *keys: str) -> EngineURL:
+        """The same URL minus some query options (those the kit itself consumes)."""
+        return replace(self, query={k: v for k, v in self.query.items() if k not in keys})
+
+    def render(self, *, hide_password: bool = True) -> str:
+        """The URL as text; the password is ``***`` unless explicitly asked for."""
+        text = f"{self.drivername}://"
+        if self.username is not None or self.password is not None:
+            text += quote(self.username or "", safe="")
+            if self.password is not None:
+                text += ":" + ("***" if hide_password else quote(self.password, safe=""))
+            text += "@"
+        if self.host:
+            text += f"[{self.host}]" if ":" in self.host else self.host
+        if self.port is not None:
+            text += f":{self.port}"
+        if self.database is not None:
+            text += "/" + self.database
+        if self.query:
+            text += "?" + "&".join(f"{quote(k)}={quote(v)}" for k, v in self.query.items())
+        return text
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+def _option_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def redact(url: str | EngineURL) -> str:
+    """The URL with its password replaced by ``***``; works on text that does not parse."""
+    if isinstance(url, EngineURL):
+        return url.render()
+    return _USERINFO.sub(lambda m: f"{m.group('head')}:***@", url)
+
+
+def parse_url(text: str) -> EngineURL:
+    """Parse an engine URL; a malformed one is a one-line :class:`DriversError`."""
+    raw = text.strip()
+    if not raw:
+        raise DriversError("empty engine URL (try 'duckdb' or 'postgresql://user@host/db')")
+    if "://" not in raw:
+        if _SCHEME.match(raw):
+            return EngineURL(*_split_scheme(raw))
+        raise DriversError(f"not an engine URL: {redact(raw)!r} (expected scheme://...)")
+    head, _, rest = raw.partition("://")
+    if not _SCHEME.match(head):
+        raise DriversError(f"bad engine URL scheme {head!r} in {redact(raw)!r}")
+    scheme, driver = _split_scheme(head)
+    try:
+        parts = urlsplit("x://" + rest)
+        port = parts.port
+    except ValueError as exc:
+        raise DriversError(f"bad engine URL {redact(raw)!r}: {exc}") from None
+    return EngineURL(
+        scheme=scheme,
+        driver=driver,
+        username=unquote(parts.username) if parts.username is not None else None,
+        password=unquote(parts.password) if parts.password is not None else None,
+        host=unquote(parts.hostname) if parts.hostname else None,
+        port=port,
+        database=_database(parts.path),
+        query=_query(parts.query, raw),
+    )
+
+
+def _split_scheme(head: str) -> tuple[str, str | None]:
+    scheme, plus, driver = head.partition("+")
+    return scheme.lower(), (driver if plus else None)
+
+
+def _database(path: str) -> str | None:
+    """``/name`` -> ``name``; ``//abs/file`` -> ``/abs/file`` (SQLAlchemy's four slashes)."""
+    if not path or path == "/":
+        return None
+    return unquote(path[1:])
+
+
+def _query(text: str, raw: str) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for item in text.split("&"):
+        if not item:
+            continue
+        key, eq, value = item.partition("=")
+        if not key or not eq:
+            raise DriversError(f"bad option {unquote(key)!r} in engine URL {redact(raw)!r}")
+        options[unquote(key)] = unquote(value.replace("+", " "))
+    return options
+
+
+def option_flag(url: EngineURL, key: str, default: bool) -> bool:
+    """A yes/no option of the kit itself (``?keys=false``); anything else is an error."""
+    value = url.query.get(key)
+    if value is None:
+        return default
+    lowered = value.lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise DriversError(f"engine option {key}={value!r} must be true or false")
