@@ -1,0 +1,108 @@
+"""The executive-summary chart [SPEC 8.4.2.3] as inline SVG: no script, no font, no request.
+
+Per query (and refresh function): a white bar for the unadjusted power-test time and a black
+bar for the throughput-test mean; a dashed line at the power test's geometric mean and a solid
+line at the throughput test's arithmetic mean. The spec limits the value axis to at most 8
+labels and its top to at most 120 % of the longest interval.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from markupsafe import escape
+
+MAX_LABELS = 8
+MAX_TOP_RATIO = 1.2
+_NICE = (1.0, 2.0, 2.5, 5.0)
+
+
+@dataclass(frozen=True)
+class Axis:
+    top: float
+    ticks: list[float]
+
+
+def _nice_steps(longest: float) -> list[float]:
+    """Candidate tick steps (1, 2, 2.5, 5 x 10^k) around the longest interval, ascending."""
+    exponent = math.floor(math.log10(longest)) - 2
+    return [m * 10.0**e for e in range(exponent, exponent + 4) for m in _NICE]
+
+
+def value_axis(longest: float) -> Axis:
+    """The value axis: at most 8 labels, top between the longest bar and 120 % of it."""
+    if longest <= 0:
+        raise ValueError("the chart needs a positive longest interval")
+    for step in _nice_steps(longest):
+        top = math.ceil(longest / step - 1e-9) * step
+        labels = round(top / step) + 1
+        if labels <= MAX_LABELS and top <= longest * MAX_TOP_RATIO:
+            return Axis(round(top, 10), [round(i * step, 10) for i in range(labels)])
+    top = longest * MAX_TOP_RATIO  # no round top fits: ticks at a round step below it
+    step = next(s for s in _nice_steps(longest) if math.floor(top / s) + 1 <= MAX_LABELS)
+    return Axis(top, [round(i * step, 10) for i in range(math.floor(top / step) + 1)])
+
+
+def _label(value: float) -> str:
+    return format(value, ",.6g")
+
+
+def render_svg(
+    columns: Sequence[str],
+    power: dict[str, float],
+    throughput: dict[str, float],
+    power_geomean: float | None,
+    throughput_mean: float | None,
+    title: str = "",
+) -> str:
+    """The chart as an ``<svg>`` element string (empty string when there is nothing to draw)."""
+    values = [*power.values(), *throughput.values()]
+    if not values:
+        return ""
+    axis = value_axis(max(values))
+    width, height, left, bottom, top_pad = 900, 360, 60, 40, 30
+    plot_w, plot_h = width - left - 20, height - bottom - top_pad
+    band = plot_w / len(columns)
+    bar = band * 0.36
+
+    def y(v: float) -> float:
+        return top_pad + plot_h * (1 - v / axis.top)
+
+    out = [
+        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="{escape(title or "query times")}" width="100%">'
+    ]
+    for tick in axis.ticks:
+        out.append(
+            f'<line x1="{left}" x2="{width - 20}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" '
+            f'class="grid"/><text x="{left - 6}" y="{y(tick) + 4:.1f}" '
+            f'text-anchor="end" class="tick">{_label(tick)}</text>'
+        )
+    for i, col in enumerate(columns):
+        x0 = left + i * band + band * 0.14
+        for value, cls, dx in ((power.get(col), "pw", 0.0), (throughput.get(col), "tp", bar)):
+            if value is not None:
+                out.append(
+                    f'<rect x="{x0 + dx:.1f}" y="{y(value):.1f}" width="{bar:.1f}" '
+                    f'height="{plot_h + top_pad - y(value):.1f}" class="{cls}">'
+                    f"<title>{escape(col)}: {value:.1f} s</title></rect>"
+                )
+        out.append(
+            f'<text x="{x0 + bar:.1f}" y="{height - bottom + 16}" text-anchor="middle" '
+            f'class="cat">{escape(col)}</text>'
+        )
+    for value, cls in ((power_geomean, "gm"), (throughput_mean, "am")):
+        if value is not None:
+            out.append(
+                f'<line x1="{left}" x2="{width - 20}" y1="{y(value):.1f}" '
+                f'y2="{y(value):.1f}" class="{cls}"/>'
+            )
+    out.append(
+        f'<line x1="{left}" x2="{left}" y1="{top_pad}" y2="{top_pad + plot_h}" class="axis"/>'
+        f'<text x="14" y="{top_pad + plot_h / 2:.0f}" class="tick" '
+        f'transform="rotate(-90 14 {top_pad + plot_h / 2:.0f})" text-anchor="middle">'
+        "seconds</text></svg>"
+    )
+    return "".join(out)
