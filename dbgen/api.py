@@ -1,0 +1,246 @@
+"""The public face of the generator: what the writer, the loaders and the CLI call.
+
+Tables come out as Arrow record batches with exactly ``dbgen.schema.TABLES[t].arrow_schema``.
+Part K of N is dbgen's ``-C N -S K`` chunk (by orders for lineitem, by parts for partsupp),
+so the parts concatenated in order are the whole table; batches inside a part are bounded
+in size whatever the scale factor.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from functools import lru_cache
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+from dbgen import rng
+from dbgen.errors import DbgenError
+from dbgen.scale import LARGE_SCALE, Span, base_count, chunk, unit_count, updates_per_set
+from dbgen.schema import TABLES
+from dbgen.tables import customer, region_nation, supplier
+from dbgen.tables import part as part_table
+from dbgen.tables.orders import (
+    O_LCNT,
+    LargeState,
+    OrderBlock,
+    lineitem_batch,
+    order_key,
+    orders_batch,
+)
+
+#: The eight tables in dbgen's generation order.
+TABLE_NAMES: list[str] = list(TABLES)
+
+_LETTERS: dict[str, tuple[str, ...]] = {
+    "r": ("region",),
+    "n": ("nation",),
+    "s": ("supplier",),
+    "c": ("customer",),
+    "P": ("part",),
+    "S": ("partsupp",),
+    "O": ("orders",),
+    "L": ("lineitem",),
+    "p": ("part", "partsupp"),
+    "o": ("orders", "lineitem"),
+    "l": ("nation", "region"),
+}
+DEFAULT_BATCH_ROWS = 100_000
+#: Largest scale factor whose keys (about 6,000,000·SF for orders) fit a signed 64-bit int.
+MAX_SCALE = (2**63 - 1) // 6_000_000 // 4
+#: SF -> LINEITEM rows from the specification's Table 4, for scales too large to count.
+LINEITEM_ROWS = {
+    1: 6_001_215,
+    10: 59_986_052,
+    30: 179_998_372,
+    100: 600_037_902,
+    300: 1_799_989_091,
+    1000: 5_999_989_709,
+    3000: 18_000_048_306,
+    10000: 59_999_994_267,
+    30000: 179_999_978_268,
+    100000: 599_999_969_200,
+}
+_EXACT_LINEITEM_ORDERS = 15_000_000  # count exactly up to SF10 (about a second)
+
+
+def parse_tables(spec: str) -> list[str]:
+    """Tables named by dbgen ``-T`` letters or full names, comma separated, in dbgen order."""
+    chosen: set[str] = set()
+    for item in (s.strip() for s in spec.split(",")):
+        if item in _LETTERS:
+            chosen.update(_LETTERS[item])
+        elif item.lower() in TABLES:
+            chosen.add(item.lower())
+        else:
+            known = "r n s c P S O L p o l or a table name"
+            raise DbgenError(f"unknown table {item!r} (use {known})")
+    return [t for t in TABLE_NAMES if t in chosen]
+
+
+def validate_scale(sf: float) -> float:
+    """The scale factor if dbgen can generate it, else a one-line DbgenError."""
+    try:
+        value = float(sf)
+    except (TypeError, ValueError) as exc:
+        raise DbgenError(f"scale factor {sf!r} is not a number") from exc
+    if not math.isfinite(value) or value <= 0:
+        raise DbgenError(f"scale factor must be a positive finite number, got {sf!r}")
+    if value > MAX_SCALE:
+        raise DbgenError(
+            f"scale factor {sf!r} is too large: order keys would overflow 64-bit integers "
+            f"(maximum {MAX_SCALE})"
+        )
+    return value
+
+
+def order_count(sf: float) -> int:
+    """ORDERS rows at ``sf`` (the unit LINEITEM is generated and chunked in)."""
+    return base_count("orders", validate_scale(sf))
+
+
+def row_count(table: str, sf: float) -> int:
+    """Rows of ``table``: exact, except LINEITEM above SF10 (see :func:`lineitem_rows`)."""
+    _check_table(table)
+    sf = validate_scale(sf)
+    if table == "region":
+        return 5
+    if table == "nation":
+        return 25
+    if table == "partsupp":
+        return 4 * unit_count(table, sf)
+    if table == "lineitem":
+        return lineitem_rows(sf)
+    return unit_count(table, sf)
+
+
+@lru_cache(maxsize=32)
+def lineitem_rows(sf: float) -> int:
+    """Exact up to 15M orders (sums the line-count draws); beyond, the spec's Table 4 count
+    for the scale factors it lists, else the estimate 4 lines per order."""
+    orders = order_count(sf)
+    if orders <= _EXACT_LINEITEM_ORDERS:
+        total = 0
+        for start in range(0, orders, 1 << 21):
+            n = min(1 << 21, orders - start)
+            total += int(rng.unif(rng.draw(O_LCNT, start, n), 1, 7).sum())
+        return total
+    if sf == int(sf) and int(sf) in LINEITEM_ROWS:
+        return LINEITEM_ROWS[int(sf)]
+    return 4 * orders
+
+
+def _check_table(table: str) -> None:
+    if table not in TABLES:
+        raise DbgenError(f"unknown table {table!r}")
+
+
+def _check_part(part: int, parts: int) -> None:
+    if parts < 1 or not 1 <= part <= parts:
+        raise DbgenError(f"part {part} of {parts} is not valid (need 1 <= part <= parts)")
+
+
+def _sub_spans(span: Span, step: int) -> Iterator[Span]:
+    for start in range(span.start, span.start + span.count, step):
+        yield Span(start, min(step, span.start + span.count - start))
+
+
+def table_batches(
+    table: str,
+    sf: float,
+    *,
+    part: int = 1,
+    parts: int = 1,
+    batch_rows: int = DEFAULT_BATCH_ROWS,
+) -> Iterator[pa.RecordBatch]:
+    """Batches of part ``part`` of ``parts`` of ``table`` at scale ``sf``.
+
+    ``batch_rows`` bounds the rows of a batch (approximately for LINEITEM and PARTSUPP, whose
+    batches are cut by orders and parts). NATION and REGION are never chunked by dbgen: part
+    1 holds all their rows and the other parts are empty.
+    """
+    _check_table(table)
+    sf = validate_scale(sf)
+    _check_part(part, parts)
+    if batch_rows < 1:
+        raise DbgenError(f"batch_rows must be positive, got {batch_rows}")
+    if table in ("nation", "region"):
+        if part == 1:
+            yield region_nation.nation() if table == "nation" else region_nation.region()
+        return
+    span = chunk(unit_count(table, sf), part, parts)
+    if table in ("orders", "lineitem"):
+        yield from _order_batches(
+            table, sf, span, max(1, batch_rows // (4 if table == "lineitem" else 1))
+        )
+        return
+    step = max(1, batch_rows // 4) if table == "partsupp" else batch_rows
+    suppliers = base_count("supplier", sf)
+    for sub in _sub_spans(span, step):
+        if table == "part":
+            yield part_table.part(sub)
+        elif table == "partsupp":
+            yield part_table.partsupp(sub, suppliers)
+        elif table == "supplier":
+            yield supplier.supplier(sub)
+        else:
+            yield customer.customer(sub)
+
+
+def _order_batches(
+    table: str, sf: float, span: Span, step: int, *, first_index: int | None = None, seq: int = 0
+) -> Iterator[pa.RecordBatch]:
+    """Orders or lineitem for the orders at stream positions ``span``."""
+    state = LargeState.at(span.start) if sf >= LARGE_SCALE else None
+    index0 = span.start + 1 if first_index is None else first_index
+    make = orders_batch if table == "orders" else lineitem_batch
+    for sub in _sub_spans(span, step):
+        block = OrderBlock(sf, sub.start, sub.count, index0 + (sub.start - span.start), seq)
+        yield make(block, state)
+
+
+def rows_per_update_set(sf: float) -> int:
+    """Orders inserted, and order keys deleted, by one update set (1500·SF from SF1 on)."""
+    return updates_per_set(validate_scale(sf))
+
+
+def _check_set(set_number: int) -> None:
+    if set_number < 1:
+        raise DbgenError(f"update set numbers start at 1, got {set_number}")
+
+
+def update_batches(
+    table: str, sf: float, set_number: int, *, batch_rows: int = DEFAULT_BATCH_ROWS
+) -> Iterator[pa.RecordBatch]:
+    """RF1 rows of update set ``set_number`` (``orders.tbl.u<n>`` / ``lineitem.tbl.u<n>``).
+
+    The order streams continue after the base data (skip-ahead, no base generation); the keys
+    of set n use row indexes (n−1)·R+1 .. n·R with sequence 1 + n div 1000, landing in the
+    holes of the sparse key space.
+    """
+    if table not in ("orders", "lineitem"):
+        raise DbgenError(f"update sets hold orders and lineitem rows, not {table!r}")
+    sf = validate_scale(sf)
+    _check_set(set_number)
+    per_set = updates_per_set(sf)
+    start = order_count(sf) + (set_number - 1) * per_set
+    step = max(1, batch_rows // (4 if table == "lineitem" else 1))
+    yield from _order_batches(
+        table,
+        sf,
+        Span(start, per_set),
+        step,
+        first_index=(set_number - 1) * per_set + 1,
+        seq=1 + set_number // 1000,
+    )
+
+
+def delete_keys(sf: float, set_number: int) -> npt.NDArray[np.int64]:
+    """RF2 keys of update set ``set_number`` (``delete.<n>``): the base orders of block n."""
+    sf = validate_scale(sf)
+    _check_set(set_number)
+    per_set = updates_per_set(sf)
+    index = np.arange((set_number - 1) * per_set + 1, set_number * per_set + 1, dtype=np.int64)
+    return order_key(index, set_number // 1000)

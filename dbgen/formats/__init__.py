@@ -1,0 +1,1 @@
+"""Sinks: bytes of tbl, csv and parquet files from Arrow batches."""

@@ -1,0 +1,58 @@
+"""SUPPLIER, including the in-place "Customer … Complaints/Recommends" comments (§5.6)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from dbgen import rng
+from dbgen.columns import address, int64, money, padded, phone, strings_from, text_bounds
+from dbgen.rng import unif
+from dbgen.scale import Span
+from dbgen.schema import SUPPLIER
+from dbgen.textpool import POOL_SIZE, get_pool
+
+S_ADDR, S_NTRG, S_PHNE, S_ABAL, S_CMNT = 32, 33, 34, 35, 36
+BBB_JNK, BBB_TYPE, BBB_CMNT, BBB_OFFSET = 44, 45, 46, 47
+_CUSTOMER = np.frombuffer(b"Customer ", np.uint8)
+_VERDICTS = np.frombuffer(b"ComplaintsRecommends", np.uint8).reshape(2, 10)
+
+
+def _comments(span: Span) -> pa.Array:
+    """TEXT(63) plus the BBB step, all four BBB draws taken for every row."""
+    lo, hi = text_bounds(63)
+    raw = rng.draws(S_CMNT, span.start, span.count, 2)
+    off = unif(raw[:, 0], 0, POOL_SIZE - hi)
+    ln = unif(raw[:, 1], lo, hi)
+    starts = np.cumsum(ln) - ln
+    data = get_pool()[np.repeat(off - starts, ln) + np.arange(int(ln.sum()), dtype=np.int64)]
+    sel = unif(rng.draw(BBB_CMNT, span.start, span.count), 1, 10000)
+    kind = unif(rng.draw(BBB_TYPE, span.start, span.count), 0, 100)
+    noise = unif(rng.draw(BBB_JNK, span.start, span.count), 0, ln - 19)
+    where = unif(rng.draw(BBB_OFFSET, span.start, span.count), 0, ln - 19 - noise)
+    hit = np.flatnonzero(sel <= 10)
+    if len(hit):
+        at = starts[hit] + where[hit]
+        data[at[:, None] + np.arange(9)] = _CUSTOMER
+        at2 = at + 9 + noise[hit]
+        data[at2[:, None] + np.arange(10)] = _VERDICTS[(kind[hit] >= 50).astype(np.int64)]
+    return strings_from(data, ln)
+
+
+def supplier(span: Span) -> pa.RecordBatch:
+    """Suppliers ``span.start+1 .. span.start+span.count``."""
+    n = span.count
+    keys = np.arange(span.start + 1, span.start + n + 1, dtype=np.int64)
+    nation = unif(rng.draw(S_NTRG, span.start, n), 0, 24)
+    return pa.RecordBatch.from_arrays(
+        [
+            int64(keys),
+            padded("Supplier#", keys, 9),
+            address(rng.draws(S_ADDR, span.start, n, 9)),
+            int64(nation),
+            phone(nation, rng.draws(S_PHNE, span.start, n, 3)),
+            money(unif(rng.draw(S_ABAL, span.start, n), -99999, 999999)),
+            _comments(span),
+        ],
+        schema=SUPPLIER.arrow_schema,
+    )

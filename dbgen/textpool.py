@@ -1,0 +1,231 @@
+"""The 300 MiB text pool that every comment column is a slice of (tpch.md §5.4).
+
+dbgen builds the pool from one random stream (5), sentence by sentence, and the number of
+draws a sentence takes depends on its own draws. The build here stays vectorised anyway:
+
+1. a block of raw draws is made by doubling (:func:`dbgen.rng.geometric`);
+2. for *every* position the length (in draws) of a sentence starting there is computed with
+   array operations; the actual sentence starts are then found by chasing those lengths from
+   the block's first position (the only scalar loop, one step per sentence);
+3. a role (noun, verb, terminator, …) is assigned to every draw of every real sentence, the
+   draws are resolved to vocabulary pieces, and the bytes are gathered in one go.
+
+The pool is cached on disk (``$DBBENCH_CACHE_DIR`` or ``~/.cache/dbbench``), written under a
+temporary name and renamed, checked against a stored SHA-1, and memory-mapped so that worker
+processes share one copy. A cache that fails the check is rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from dbgen import dists
+from dbgen.errors import DbgenError
+from dbgen.rng import A, geometric, mulmod, unif
+
+POOL_SIZE = 300 * 1024 * 1024
+#: SHA-1 of the whole pool, fixed once the build reproduced the reference tables byte for byte.
+POOL_SHA1 = "419a3776e1827496efe40d77043e3ca05c34d59a"
+_CACHE_NAME = "tpch-textpool-v1.bin"
+_BLOCK = 1 << 22  # draws per block
+_OVERLAP = 20  # the longest sentence takes 20 draws
+
+# Roles of a draw inside a sentence; 0 = a form choice that writes nothing.
+NOUN, ADJ, ADJC, ADV, VERB, AUX, PREP, TERM = range(1, 9)
+_ROLE_WORDS: dict[int, tuple[dists.Dist, str]] = {
+    NOUN: (dists.NOUNS, " "),
+    ADJ: (dists.ADJECTIVES, " "),
+    ADJC: (dists.ADJECTIVES, ", "),
+    ADV: (dists.ADVERBS, " "),
+    VERB: (dists.VERBS, " "),
+    AUX: (dists.AUXILLARIES, " "),
+    PREP: (dists.PREPOSITIONS, " the "),
+    TERM: (dists.TERMINATORS, " "),
+}
+_NP_ROLES = ([NOUN], [ADJ, NOUN], [ADJC, ADJ, NOUN], [ADV, ADJ, NOUN])
+_VP_ROLES = ([VERB], [AUX, VERB], [VERB, ADV], [AUX, VERB, ADV])
+_GRAMMAR = [form.split() for form in dists.GRAMMAR.values]
+
+I64 = npt.NDArray[np.int64]
+U8 = npt.NDArray[np.uint8]
+
+
+def _pick(dist: dists.Dist, raw: npt.NDArray[np.uint64]) -> I64:
+    return dist.pick(unif(raw, 1, dist.total))
+
+
+class _Vocab:
+    """Every piece a draw can write, concatenated, with per-role base ids."""
+
+    def __init__(self) -> None:
+        pieces: list[bytes] = []
+        self.base: dict[int, int] = {}
+        for role, (dist, suffix) in _ROLE_WORDS.items():
+            self.base[role] = len(pieces)
+            pieces.extend((v + suffix).encode() for v in dist.values)
+        self.lens = np.array([len(p) for p in pieces], dtype=np.int64)
+        self.starts = np.concatenate([[0], np.cumsum(self.lens)[:-1]]).astype(np.int64)
+        self.buf = np.frombuffer(b"".join(pieces), dtype=np.uint8)
+        self.term_lo = self.base[TERM]
+
+
+class _Block:
+    """Per-position derived values for one block of raw draws."""
+
+    def __init__(self, raw: npt.NDArray[np.uint64]) -> None:
+        self.raw = raw
+        self.np_form = _pick(dists.NP, raw)
+        self.vp_form = _pick(dists.VP, raw)
+        self.np_len = np.array([1 + len(r) for r in _NP_ROLES], dtype=np.int64)[self.np_form]
+        self.vp_len = np.array([1 + len(r) for r in _VP_ROLES], dtype=np.int64)[self.vp_form]
+        self.grammar = _pick(dists.GRAMMAR, raw)
+
+    def advance(self, pos: I64, token: str) -> I64:
+        """Position after ``token`` (N, V, P or T) starting at ``pos``."""
+        if token == "N":
+            return pos + self.np_len[pos]
+        if token == "V":
+            return pos + self.vp_len[pos]
+        if token == "P":
+            return pos + 1 + self.np_len[pos + 1]
+        return pos + 1
+
+    def sentence_ends(self, n: int) -> I64:
+        """For every start position ``t < n``: the position after a sentence starting at t."""
+        t = np.arange(n, dtype=np.int64)
+        out = np.empty(n, dtype=np.int64)
+        g = self.grammar[:n]
+        for form, tokens in enumerate(_GRAMMAR):
+            sel = t[g == form]
+            pos = sel + 1
+            for tok in tokens:
+                pos = self.advance(pos, tok)
+            out[sel] = pos
+        return out
+
+    def roles(self, starts: I64, size: int) -> npt.NDArray[np.int8]:
+        """The role of every draw of the sentences beginning at ``starts``."""
+        role = np.zeros(size, dtype=np.int8)
+        g = self.grammar[starts]
+        for form, tokens in enumerate(_GRAMMAR):
+            pos = starts[g == form] + 1
+            for tok in tokens:
+                if tok == "P":
+                    role[pos] = PREP
+                    pos = pos + 1
+                if tok in "NP":
+                    self._phrase(role, pos, self.np_form, _NP_ROLES)
+                    pos = pos + self.np_len[pos]
+                elif tok == "V":
+                    self._phrase(role, pos, self.vp_form, _VP_ROLES)
+                    pos = pos + self.vp_len[pos]
+                else:
+                    role[pos] = TERM
+                    pos = pos + 1
+        return role
+
+    @staticmethod
+    def _phrase(
+        role: npt.NDArray[np.int8], pos: I64, forms: I64, table: tuple[list[int], ...]
+    ) -> None:
+        f = forms[pos]
+        for k, words in enumerate(table):
+            at = pos[f == k]
+            for w, r in enumerate(words):
+                role[at + 1 + w] = r
+
+
+def _chase(ends: I64, n: int) -> tuple[I64, int]:
+    """Sentence starts reachable from 0 below ``n``, and the first position at or after n."""
+    nxt = ends.tolist()
+    starts: list[int] = []
+    c = 0
+    while c < n:
+        starts.append(c)
+        c = nxt[c]
+    return np.asarray(starts, dtype=np.int64), c
+
+
+def _render(block: _Block, role: npt.NDArray[np.int8], end: int, vocab: _Vocab) -> U8:
+    """Bytes written by the draws ``0 .. end−1`` of a block."""
+    pos = np.flatnonzero(role[:end] > 0)
+    r = role[pos]
+    ids = np.empty(len(pos), dtype=np.int64)
+    for code, (dist, _) in _ROLE_WORDS.items():
+        m = r == code
+        ids[m] = vocab.base[code] + _pick(dist, block.raw[pos[m]])
+    lens = vocab.lens[ids].copy()
+    terms = np.flatnonzero(ids >= vocab.term_lo)
+    lens[terms - 1] -= 1  # the terminator replaces the space after the previous word
+    ends = np.cumsum(lens)
+    total = int(ends[-1])
+    idx = np.repeat(vocab.starts[ids] - (ends - lens), lens) + np.arange(total, dtype=np.int64)
+    return vocab.buf[idx]
+
+
+def build_pool(size: int = POOL_SIZE) -> U8:
+    """Build the first ``size`` bytes of the pool from stream 5 (about 10 s for 300 MiB)."""
+    vocab = _Vocab()
+    out = np.empty(size, dtype=np.uint8)
+    filled, x = 0, 933588178
+    powers = geometric(A, A, _BLOCK + _OVERLAP)  # A^1 .. A^(B+OV)
+    while filled < size:
+        raw = mulmod(powers, x)
+        block = _Block(raw)
+        starts, consumed = _chase(block.sentence_ends(_BLOCK), _BLOCK)
+        role = block.roles(starts, _BLOCK + _OVERLAP)
+        chunk = _render(block, role, consumed, vocab)
+        take = min(len(chunk), size - filled)
+        out[filled : filled + take] = chunk[:take]
+        filled += take
+        x = int(raw[consumed - 1])
+    return out
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("DBBENCH_CACHE_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "dbbench"
+
+
+def _sha1(path: Path) -> str:
+    h = hashlib.sha1()
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 24):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _valid(path: Path) -> bool:
+    if not path.is_file() or path.stat().st_size != POOL_SIZE:
+        return False
+    return _sha1(path) == POOL_SHA1
+
+
+def _write_cache(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pool = build_pool()
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(pool.tobytes())
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise DbgenError(f"cannot write the text pool cache in {path.parent}: {exc}") from exc
+
+
+@lru_cache(maxsize=1)
+def get_pool() -> U8:
+    """The pool, memory-mapped from the cache (built and cached on first use)."""
+    path = cache_dir() / _CACHE_NAME
+    if not _valid(path):
+        _write_cache(path)
+        if not _valid(path):
+            raise DbgenError(f"the text pool cache {path} failed its SHA-1 check after a rebuild")
+    return np.memmap(path, dtype=np.uint8, mode="r")
