@@ -1,0 +1,80 @@
+"""Live progress of ``dbbench run`` and friends: rich on a terminal, plain lines elsewhere.
+
+The sequencer only keeps counters (:class:`drivers.sequencer.Progress`); this module polls
+them from a background thread, so drawing never slows a stream down.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TextIO
+
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+from drivers.sequencer import Progress, ProgressSnapshot
+
+#: Seconds between plain progress lines when stderr is not a terminal.
+PLAIN_INTERVAL = float(os.environ.get("DBBENCH_PROGRESS_INTERVAL", "30"))
+
+
+def _clock(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--:--"
+    s = int(seconds)
+    return f"{s // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def describe(snap: ProgressSnapshot) -> str:
+    """One line: phase, counts, elapsed and ETA (the plain form and the table's caption)."""
+    parts = [snap.phase]
+    if snap.phase == "load" and snap.load_rows[1]:
+        done, total = snap.load_rows
+        parts.append(f"rows {done:,}/{total:,}")
+    if snap.queries_total:
+        parts.append(f"queries {snap.queries_done}/{snap.queries_total}")
+    if snap.refresh_total:
+        parts.append(f"refresh pairs {snap.refresh_done}/{snap.refresh_total}")
+    if snap.failures:
+        parts.append(f"failures {snap.failures}")
+    parts.append(f"elapsed {_clock(snap.total_elapsed)}")
+    parts.append(f"phase ETA {_clock(snap.eta)}")
+    return " | ".join(parts)
+
+
+def _table(progress: Progress) -> Table:
+    snap = progress.snapshot()
+    table = Table(title=describe(snap), title_justify="left", show_edge=False)
+    table.add_column("stream", justify="right")
+    table.add_column("queries done", justify="right")
+    for stream, done in sorted(snap.positions.items()):
+        table.add_row(str(stream), f"{done}/22")
+    return table
+
+
+def _plain(progress: Progress, out: TextIO, stop: threading.Event) -> None:
+    while not stop.wait(PLAIN_INTERVAL):
+        out.write(f"dbbench: {describe(progress.snapshot())}\n")
+        out.flush()
+
+
+@contextmanager
+def show_progress(progress: Progress, out: TextIO) -> Iterator[None]:
+    """Show progress while the body runs; nothing is left running afterwards."""
+    if out.isatty():
+        console = Console(file=out)
+        with Live(get_renderable=lambda: _table(progress), console=console, refresh_per_second=2):
+            yield
+        return
+    stop = threading.Event()
+    thread = threading.Thread(target=_plain, args=(progress, out, stop), daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5)

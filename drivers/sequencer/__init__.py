@@ -1,0 +1,24 @@
+"""The spec's test sequence: load test, power test, throughput test, refresh functions.
+
+Use :class:`Benchmark` with a :class:`RunOptions`; :func:`prepare_run_dir` guards the
+run directory. Everything measured goes to the run's journal as it happens and to the
+result file (:class:`reports.model.BenchmarkResult`) after each phase.
+"""
+
+from drivers.sequencer.benchmark import JOURNAL_FILE, RESULT_FILE, Benchmark
+from drivers.sequencer.config import RunOptions, min_streams, setup_reasons
+from drivers.sequencer.progress import Progress, ProgressSnapshot
+from drivers.sequencer.rundir import prepare_run_dir, remove_if_empty
+
+__all__ = [
+    "JOURNAL_FILE",
+    "RESULT_FILE",
+    "Benchmark",
+    "Progress",
+    "ProgressSnapshot",
+    "RunOptions",
+    "min_streams",
+    "prepare_run_dir",
+    "remove_if_empty",
+    "setup_reasons",
+]

@@ -1,0 +1,83 @@
+"""State shared by every stream of one benchmark: engine, journal, clock, stop flag.
+
+Streams run on worker threads. They share nothing with each other but this context, which
+serialises the few things they must share: the list of problems that make a run invalid,
+the sessions to cancel when the run stops, and the result the intervals are appended to.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from dataclasses import asdict, dataclass, field
+
+from drivers.engine import Engine, Session
+from drivers.errors import ConnectionLostError, DriversError
+from drivers.journal import Journal
+from drivers.sequencer.clock import Clock
+from drivers.sequencer.config import RunOptions
+from drivers.sequencer.progress import Progress
+from reports.model import Interval, RunResult
+
+
+@dataclass
+class RunContext:
+    engine: Engine
+    options: RunOptions
+    journal: Journal
+    clock: Clock = field(default_factory=Clock)
+    progress: Progress = field(default_factory=Progress)
+    stop: threading.Event = field(default_factory=threading.Event)
+    problems: list[str] = field(default_factory=list)
+    _sessions: list[Session] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add_problem(self, message: str) -> None:
+        """Record something that makes the benchmark invalid (a failed query, a lost server)."""
+        with self.lock:
+            if message not in self.problems:
+                self.problems.append(message)
+        self.journal.event("problem", message=message)
+
+    def record(self, run: RunResult, interval: Interval) -> None:
+        """Keep a measured interval: journal first (durable), then the in-memory result."""
+        self.journal.event(f"{interval.kind}_end", run=run.number, **asdict(interval))
+        with self.lock:
+            run.intervals.append(interval)
+
+    def open_session(self) -> Session:
+        try:
+            session = self.engine.session()
+        except DriversError:
+            raise
+        except Exception as exc:
+            raise ConnectionLostError(f"cannot open a session: {one_line(exc)}") from exc
+        with self.lock:
+            self._sessions.append(session)
+        return session
+
+    def close_session(self, session: Session) -> None:
+        with self.lock:
+            if session in self._sessions:
+                self._sessions.remove(session)
+        # closing a dead connection must not hide why it died
+        with contextlib.suppress(Exception):
+            session.close()
+
+    def cancel_all(self) -> None:
+        """Stop every running statement (Ctrl-C, or a stream that lost its connection)."""
+        with self.lock:
+            sessions = list(self._sessions)
+        if not self.engine.capabilities.cancel:
+            return
+        for session in sessions:
+            # best effort: the statement may have just finished
+            with contextlib.suppress(Exception):
+                session.cancel()
+
+
+def one_line(exc: BaseException, limit: int = 300) -> str:
+    """An exception as one short line, type name first."""
+    text = " ".join(str(exc).split())
+    line = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return line if len(line) <= limit else line[: limit - 3] + "..."

@@ -1,0 +1,53 @@
+"""The load test (clause 4.3), or the checked reuse of a database loaded earlier.
+
+The load test is timed from the first CREATE until the database is ready for the
+performance test (keys, statistics, the kit's bookkeeping), generation included, since the
+generator feeds the engine in line. Reusing a database skips that measurement, which the
+compliance verdict then says.
+"""
+
+from __future__ import annotations
+
+from drivers.errors import DriversError
+from drivers.loader import check_loaded, load_database
+from drivers.sequencer.context import RunContext
+from reports.model import LoadResult
+
+
+def load_test(ctx: RunContext) -> LoadResult:
+    """Create, load and prepare the database; everything inside one timed interval."""
+    ctx.journal.event("load_start", sf=ctx.options.sf)
+    start = ctx.clock.mono()
+    stats = load_database(
+        ctx.engine, ctx.options.sf, jobs=ctx.options.jobs, progress=ctx.progress.table_rows
+    )
+    end = ctx.clock.mono()
+    result = LoadResult(
+        start=ctx.clock.wall(start),
+        end=ctx.clock.wall(end),
+        seconds=end - start,
+        rows=dict(stats.rows),
+        steps={k: round(v, 6) for k, v in stats.seconds.items()},
+    )
+    ctx.journal.event("load_end", seconds=result.seconds, rows=result.rows, steps=result.steps)
+    ctx.journal.sync()
+    return result
+
+
+def reuse(ctx: RunContext) -> LoadResult:
+    """Check that the database holds this scale factor, loaded by dbbench; refuse if not."""
+    check_loaded(ctx.engine, ctx.options.sf)
+    now = ctx.clock.now()
+    rows = ctx.engine.row_counts()
+    ctx.journal.event("load_reused", rows=rows)
+    return LoadResult(start=now, end=now, seconds=0.0, rows=rows, reused=True)
+
+
+def load_or_reuse(ctx: RunContext, *, reload: bool) -> LoadResult:
+    """Reuse the database when it is already loaded at this SF, unless ``reload``."""
+    if not reload:
+        try:
+            return reuse(ctx)
+        except DriversError as exc:
+            ctx.journal.event("load_needed", reason=str(exc))
+    return load_test(ctx)

@@ -1,0 +1,121 @@
+"""A query stream: the 22 queries of one stream, in Appendix-A order, on one session.
+
+The timing interval of a query (clause 5.3.7) runs from the submission of its first
+statement (a Q15 view is part of it) to the last row fetched and its teardown done. A
+failing or timed-out query is recorded with its error and the stream goes on, unless the
+connection itself is gone: then the whole run stops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from drivers.engine import Session
+from drivers.errors import ConnectionLostError
+from drivers.sequencer.context import RunContext, one_line
+from drivers.sequencer.watchdog import Watchdog
+from queries.order import stream_order
+from queries.render import RenderedQuery, render
+from reports.model import Interval, Phase, RunResult, Status
+
+
+def execute_rendered(session: Session, rendered: RenderedQuery) -> int:
+    """Run setup, query (every row fetched) and teardown; the teardown runs even on error
+    so a failed Q15 does not leave its view behind for the next run."""
+    try:
+        for sql in rendered.setup:
+            session.execute(sql)
+        return len(session.query(rendered.query).rows)
+    finally:
+        for sql in rendered.teardown:
+            # the query's own error, if any, is the one to report
+            with contextlib.suppress(Exception):
+                session.execute(sql)
+
+
+def connection_alive(session: Session) -> bool:
+    """Whether the session still answers; a failed query on a live connection is not fatal."""
+    try:
+        session.query("SELECT 1")
+    except Exception:
+        return False
+    return True
+
+
+def timed_query(
+    ctx: RunContext,
+    session: Session,
+    watchdog: Watchdog,
+    rendered: RenderedQuery,
+    where: tuple[Phase, int, int, int],
+) -> Interval:
+    """One query's interval; ``where`` is (phase, stream, position, query number)."""
+    phase, stream, position, query = where
+    status: Status = "ok"
+    rows: int | None = None
+    error: str | None = None
+    watchdog.arm()
+    start = ctx.clock.mono()
+    try:
+        rows = execute_rendered(session, rendered)
+    except Exception as exc:
+        status, error = "error", one_line(exc)
+    end = ctx.clock.mono()
+    if watchdog.disarm():
+        status = "timeout"
+        error = f"exceeded --query-timeout {ctx.options.query_timeout:g} s" + (
+            f" ({error})" if error else ""
+        )
+    elif status == "error" and ctx.stop.is_set():
+        status = "cancelled"
+    return Interval(
+        kind="query",
+        phase=phase,
+        stream=stream,
+        position=position,
+        start=ctx.clock.wall(start),
+        end=ctx.clock.wall(end),
+        seconds=end - start,
+        status=status,
+        query=query,
+        rows=rows,
+        error=error,
+    )
+
+
+def run_query_stream(
+    ctx: RunContext,
+    run: RunResult,
+    phase: Phase,
+    stream: int,
+    params: dict[int, list[str]],
+) -> None:
+    """Run the stream's 22 queries on a session of its own; intervals go into ``run``."""
+    session = ctx.open_session()
+    watchdog = Watchdog(session, ctx.options.query_timeout, ctx.engine.capabilities.cancel)
+    try:
+        for position, query in enumerate(stream_order(stream), start=1):
+            if ctx.stop.is_set():
+                return
+            rendered = render(query, params[query], dialect=ctx.engine.dialect, stream=stream)
+            ctx.journal.event(
+                "query_start", run=run.number, phase=phase, stream=stream,
+                position=position, query=query,
+            )  # fmt: skip
+            interval = timed_query(
+                ctx, session, watchdog, rendered, (phase, stream, position, query)
+            )
+            ctx.record(run, interval)
+            ctx.progress.query_done(stream, interval.status == "ok")
+            if interval.status in ("error", "timeout"):
+                _after_failure(ctx, session, run, interval)
+    finally:
+        watchdog.close()
+        ctx.close_session(session)
+
+
+def _after_failure(ctx: RunContext, session: Session, run: RunResult, interval: Interval) -> None:
+    label = f"run {run.number} {interval.phase} stream {interval.stream} Q{interval.query}"
+    ctx.add_problem(f"{label} {interval.status}: {interval.error}")
+    if not ctx.stop.is_set() and not connection_alive(session):
+        raise ConnectionLostError(f"connection lost during {label}: {interval.error}")
