@@ -54,7 +54,8 @@ for _name in COMMAND_MODULES:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     try:
-        app(args=argv, standalone_mode=False)
+        # Outside standalone mode click *returns* a typer.Exit's code instead of raising it.
+        result = app(args=argv, standalone_mode=False)
     except KeyboardInterrupt:
         sys.stderr.write("dbbench: interrupted; everything measured so far was kept\n")
         return ExitCode.INTERRUPTED
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"dbbench: internal error: {type(exc).__name__}: {exc}\n")
         sys.stderr.write("dbbench: run again with --verbose for the traceback\n")
         return ExitCode.INTERNAL
-    return 0
+    return result if isinstance(result, int) else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,9 +1,153 @@
-"""The `dbbench gen` command(s)."""
+"""``dbbench gen``: TPC-H tables and update sets as files, with dbgen's options.
+
+A thin command: it parses and checks what only the command line can get wrong (a scale
+factor that is not a number, ``--part`` without ``--parts``), picks the progress display
+(a rich bar on a terminal, nothing elsewhere) and hands everything else to
+:func:`dbgen.writer.generate`, whose errors the CLI boundary turns into one line.
+"""
 
 from __future__ import annotations
 
+import math
+import signal
+import sys
+from enum import StrEnum
+from pathlib import Path
+from types import FrameType
+from typing import Annotated
+
 import typer
+
+from dbgen import api
+from dbgen.errors import DbgenError
+from dbgen.progress import NullProgress, ProgressSink, RichProgress
+from dbgen.writer import SEGMENT_BYTES, GenOptions, generate
+
+
+class FileFormat(StrEnum):
+    tbl = "tbl"
+    csv = "csv"
+    parquet = "parquet"
+
+
+_HERE = Path(".")
+_TBL = FileFormat.tbl
+
+
+def parse_scale(text: str) -> float:
+    """The ``-s`` value as a float; "abc", "nan" and "inf" are one-line errors, not crashes."""
+    try:
+        sf = float(text)
+    except ValueError:
+        raise DbgenError(f"scale factor must be a number, got {text!r}") from None
+    if not math.isfinite(sf):
+        raise DbgenError(f"scale factor must be a finite number, got {text!r}")
+    if sf <= 0:
+        raise DbgenError(f"scale factor must be greater than 0, got {text}")
+    return sf
+
+
+def _interrupt_on_sigterm() -> None:
+    """Treat SIGTERM like Ctrl-C so that temporaries are removed on ``kill`` too."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def _options(
+    scale: str,
+    tables: str | None,
+    out: Path,
+    fmt: FileFormat,
+    parts: int | None,
+    part: int | None,
+    updates: int,
+    force: bool,
+    trailing_separator: bool,
+    jobs: int,
+    segment_bytes: int,
+) -> GenOptions:
+    sf = parse_scale(scale)
+    if part is not None and parts is None:
+        raise DbgenError("--part needs --parts (the number of parts)")
+    if updates and (tables is not None or parts is not None):
+        raise DbgenError("-U/--updates writes only update sets; it cannot take -T or --parts")
+    if jobs < 0:
+        raise DbgenError(f"--jobs must be 0 (all cores) or more, got {jobs}")
+    return GenOptions(
+        sf=sf,
+        out_dir=out,
+        tables=tuple(api.parse_tables(tables)) if tables else tuple(api.TABLE_NAMES),
+        fmt=fmt.value,
+        parts=1 if parts is None else parts,
+        part=part,
+        updates=updates,
+        force=force,
+        trailing_separator=trailing_separator,
+        jobs=jobs,
+        segment_bytes=segment_bytes,
+    )
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app (filled in by the owning work item)."""
+    """Add ``gen`` to the app."""
+
+    @app.command("gen")
+    def gen(
+        scale: str = typer.Option("1", "-s", "--scale-factor", help="Scale factor (> 0)."),
+        tables: str | None = typer.Option(
+            None,
+            "-T",
+            "--tables",
+            help="Tables: dbgen letters (r n s c P S O L) or names, comma separated.",
+        ),
+        out: Annotated[Path, typer.Option("-o", "--out", help="Output directory.")] = _HERE,
+        fmt: Annotated[FileFormat, typer.Option("--format", help="File format.")] = _TBL,
+        parts: int | None = typer.Option(
+            None, "--parts", "-C", help="Split each table into N chunks (files)."
+        ),
+        part: int | None = typer.Option(
+            None, "--part", "-S", help="Write only chunk K of --parts (default: all)."
+        ),
+        updates: int = typer.Option(
+            0, "-U", "--updates", help="Write update sets 1..N (only them), as dbgen -U N."
+        ),
+        force: bool = typer.Option(False, "-f", "--force", help="Overwrite existing files."),
+        trailing_separator: bool = typer.Option(
+            True,
+            "--trailing-separator/--no-trailing-separator",
+            help="End every .tbl row with '|' as dbgen does.",
+        ),
+        jobs: int = typer.Option(0, "-j", "--jobs", help="Processes (0: all cores)."),
+        quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress, no summary."),
+        segment_bytes: int = typer.Option(
+            SEGMENT_BYTES, "--segment-bytes", hidden=True, help="Work-unit size (tests)."
+        ),
+    ) -> None:
+        """Generate TPC-H data: .tbl byte-identical to dbgen, or CSV, or typed Parquet."""
+        options = _options(
+            scale,
+            tables,
+            out,
+            fmt,
+            parts,
+            part,
+            updates,
+            force,
+            trailing_separator,
+            jobs,
+            segment_bytes,
+        )
+        progress: ProgressSink = NullProgress()
+        if not quiet and sys.stderr.isatty():
+            progress = RichProgress()
+        _interrupt_on_sigterm()
+        try:
+            summary = generate(options, progress)
+        except KeyboardInterrupt:
+            sys.stderr.write("dbbench: gen interrupted; unfinished files were removed\n")
+            raise typer.Exit(130) from None
+        if not quiet:
+            typer.echo(f"dbbench gen: {summary.line()} -> {options.out_dir}")

@@ -1,0 +1,136 @@
+"""One segment: a chunk of a table (or an update set) generated into one temporary file.
+
+This is the code that runs inside the worker processes of :mod:`dbgen.writer`; it is kept
+apart so that what a worker does (generate, encode, write, report) reads on its own.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pyarrow as pa
+
+from dbgen import api
+from dbgen.formats import csv as csv_format
+from dbgen.formats import tbl as tbl_format
+from dbgen.formats.parquet import ParquetTableWriter
+from dbgen.schema import TABLES
+
+Encoding = Literal["tbl", "csv", "ipc", "parquet"]
+
+#: The schema of a delete file in CSV/Parquet: one order key per row.
+DELETE_SCHEMA = pa.schema([pa.field("orderkey", pa.int64(), nullable=False)])
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a segment's rows come from: a chunk of a table, an update set or delete keys."""
+
+    kind: Literal["table", "update", "delete"]
+    table: str
+    sf: float
+    part: int = 1
+    parts: int = 1
+    update_set: int = 0
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One unit of work: generate ``source`` into ``path`` encoded as ``encoding``."""
+
+    file_index: int
+    seq: int
+    source: Source
+    path: str
+    encoding: Encoding
+    header: bool
+    trailing_separator: bool
+
+
+_REPORT: Any = None  # the progress queue, set in each worker process by init_worker
+
+
+def init_worker(queue: Any) -> None:
+    """Worker set-up: Ctrl-C belongs to the parent, which stops the workers itself."""
+    global _REPORT
+    _REPORT = queue
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def worker_segment(segment: Segment) -> int:
+    """Entry point in a worker process: write one segment, report progress on the queue."""
+    queue = _REPORT
+    return write_segment(segment, None if queue is None else queue.put)
+
+
+def source_batches(source: Source) -> Iterator[pa.RecordBatch]:
+    """The rows of ``source`` as Arrow batches, straight from the generator's API."""
+    if source.kind == "table":
+        yield from api.table_batches(source.table, source.sf, part=source.part, parts=source.parts)
+    elif source.kind == "update":
+        yield from api.update_batches(source.table, source.sf, source.update_set)
+    else:
+        keys = api.delete_keys(source.sf, source.update_set)
+        array = keys if isinstance(keys, pa.Array) else pa.array(keys, type=pa.int64())
+        yield pa.RecordBatch.from_arrays([array.cast(pa.int64())], schema=DELETE_SCHEMA)
+
+
+def schema_of(source: Source) -> pa.Schema:
+    """The Arrow schema of what ``source`` yields (defined once, in dbgen.schema)."""
+    return DELETE_SCHEMA if source.kind == "delete" else TABLES[source.table].arrow_schema
+
+
+def _encode_text(segment: Segment, batch: pa.RecordBatch, first: bool) -> bytes:
+    source = segment.source
+    if segment.encoding == "csv":
+        return csv_format.format_csv(batch, header=segment.header and first)
+    if source.kind == "delete":
+        return bytes(tbl_format.format_delete_keys(batch.column(0)))
+    return bytes(
+        tbl_format.format_tbl(batch, source.table, trailing_separator=segment.trailing_separator)
+    )
+
+
+def write_segment(segment: Segment, report: Callable[[tuple[int, int]], None] | None) -> int:
+    """Generate one segment into its file; returns its row count. Runs in any process."""
+    schema = schema_of(segment.source)
+    rows = 0
+    if segment.encoding in ("tbl", "csv"):
+        with open(segment.path, "wb") as f:
+            first = True
+            for batch in source_batches(segment.source):
+                data = _encode_text(segment, batch, first)
+                first = False
+                f.write(data)
+                rows += batch.num_rows
+                if report is not None:
+                    report((batch.num_rows, len(data)))
+            if first and segment.encoding == "csv" and segment.header:
+                f.write(csv_format.header_line(schema))
+        return rows
+    if segment.encoding == "parquet":
+        writer = ParquetTableWriter(segment.path, schema)
+        try:
+            for batch in source_batches(segment.source):
+                writer.write(batch)
+                if report is not None:
+                    report((batch.num_rows, 0))
+        except BaseException:
+            writer.abort()
+            raise
+        writer.close()
+        if report is not None:
+            report((0, os.path.getsize(segment.path)))
+        return writer.rows
+    with pa.OSFile(segment.path, "wb") as sink, pa.ipc.new_stream(sink, schema) as ipc:
+        for batch in source_batches(segment.source):
+            ipc.write_batch(batch)
+            rows += batch.num_rows
+            if report is not None:
+                report((batch.num_rows, 0))
+    return rows

@@ -1,0 +1,467 @@
+"""Writes tables and update sets to files: in parallel, in row order, atomically.
+
+How it works, and why:
+
+* A file is cut into *segments*, each an independent dbgen chunk (``table_batches`` with
+  ``part``/``parts``), so that processes can generate them at the same time. There are more
+  segments than processes (about one per :data:`SEGMENT_BYTES` of output) so that the big
+  tables do not leave one core working alone at the end.
+* Every segment goes to its own hidden temporary file; the parent process appends them to
+  the file's temporary in order as they complete (``copy_file_range``: no copy through user
+  space) and renames the result to its final name only when it is whole. For Parquet the
+  segments are Arrow IPC streams and the parent encodes them in order into one file. So
+  output is identical to a serial run, and an interrupted or failed run leaves no file that
+  looks complete: temporaries are removed, only finished files carry final names.
+* Memory is bounded by one generator batch per process plus one Parquet row group, whatever
+  the scale factor.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import math
+import multiprocessing
+import os
+import secrets
+import shutil
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import pyarrow as pa
+
+from dbgen import api
+from dbgen.errors import DbgenError
+from dbgen.formats.parquet import ParquetTableWriter
+from dbgen.progress import NullProgress, ProgressSink, Summary
+from dbgen.schema import TABLES
+from dbgen.segments import (
+    Encoding,
+    Segment,
+    Source,
+    init_worker,
+    schema_of,
+    worker_segment,
+    write_segment,
+)
+
+Format = Literal["tbl", "csv", "parquet"]
+FORMATS: tuple[Format, ...] = ("tbl", "csv", "parquet")
+
+#: Aim for segments of about this much .tbl output: small enough to balance two to many
+#: cores, large enough that per-segment costs (stream skip-ahead, a temp file) do not show.
+SEGMENT_BYTES = 32 * 1024 * 1024
+
+#: Average .tbl row length per table (spec Table 3 and measured SF1 files): only used to
+#: size segments and the progress estimate, never for correctness.
+_ROW_BYTES = {
+    "region": 124,
+    "nation": 128,
+    "supplier": 142,
+    "part": 122,
+    "partsupp": 144,
+    "customer": 163,
+    "orders": 110,
+    "lineitem": 126,
+    "delete": 8,
+}
+
+
+@dataclass(frozen=True)
+class GenOptions:
+    """Everything ``dbbench gen`` asks for; validated by :func:`plan`."""
+
+    sf: float
+    out_dir: Path
+    tables: tuple[str, ...] = tuple(TABLES)
+    fmt: Format = "tbl"
+    parts: int = 1
+    part: int | None = None  # None: every part of ``parts``
+    updates: int = 0  # > 0: write update sets 1..updates and no base table
+    force: bool = False
+    trailing_separator: bool = True
+    jobs: int = 0  # 0: every core this process may use
+    segment_bytes: int = SEGMENT_BYTES  # smaller in tests, to exercise the assembly
+
+
+@dataclass
+class OutputFile:
+    """A file to produce: its final path, the temporary it is built in, its segments."""
+
+    source: Source
+    final: Path
+    temp: Path
+    fmt: Format
+    expected_rows: int
+    segments: list[Segment] = field(default_factory=list)
+
+    @property
+    def table(self) -> str:
+        return self.source.table
+
+
+# ----------------------------------------------------------------------------- planning
+
+
+def resolve_jobs(jobs: int) -> int:
+    """``jobs`` if positive, else the number of cores this process may run on."""
+    if jobs > 0:
+        return jobs
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def plan(options: GenOptions, token: str = "plan") -> list[OutputFile]:
+    """The files a run writes, in order, each cut into segments; raises on bad options."""
+    api.validate_scale(options.sf)
+    if options.fmt not in FORMATS:
+        raise DbgenError(f"unknown format {options.fmt!r}; expected one of {', '.join(FORMATS)}")
+    if options.parts < 1:
+        raise DbgenError(f"--parts must be at least 1, got {options.parts}")
+    if options.part is not None and not 1 <= options.part <= options.parts:
+        raise DbgenError(f"--part must be between 1 and {options.parts}, got {options.part}")
+    if options.updates < 0:
+        raise DbgenError(f"-U/--updates must be positive, got {options.updates}")
+    files = _update_files(options) if options.updates else _table_files(options)
+    for index, out in enumerate(files):
+        out.temp = options.out_dir / f".{out.final.name}.{token}.tmp"
+        _cut(out, index, options, token)
+    return files
+
+
+def _file_name(table: str, fmt: Format, part: int | None) -> str:
+    if fmt == "tbl":
+        return f"{table}.tbl" if part is None else f"{table}.tbl.{part}"
+    return f"{table}.{fmt}" if part is None else f"{table}.{part}.{fmt}"
+
+
+def _table_files(options: GenOptions) -> list[OutputFile]:
+    files: list[OutputFile] = []
+    chunked = options.parts > 1
+    wanted = [options.part] if options.part is not None else range(1, options.parts + 1)
+    for table in options.tables:
+        rows = api.row_count(table, options.sf)
+        if table in ("nation", "region"):  # dbgen never chunks them: written once, whole
+            if options.part in (None, 1):
+                path = options.out_dir / _file_name(table, options.fmt, None)
+                source = Source("table", table, options.sf)
+                files.append(OutputFile(source, path, path, options.fmt, rows))
+            continue
+        for k in wanted:
+            path = options.out_dir / _file_name(table, options.fmt, k if chunked else None)
+            source = Source("table", table, options.sf, k, options.parts)
+            files.append(OutputFile(source, path, path, options.fmt, rows // options.parts))
+    return files
+
+
+def _update_files(options: GenOptions) -> list[OutputFile]:
+    files: list[OutputFile] = []
+    per_set = api.rows_per_update_set(options.sf)
+    fmt = options.fmt
+    for n in range(1, options.updates + 1):
+        tbl = fmt == "tbl"
+        for source, name, rows in (
+            (
+                Source("update", "orders", options.sf, update_set=n),
+                f"orders.tbl.u{n}" if tbl else f"orders.u{n}.{fmt}",
+                per_set,
+            ),
+            (
+                Source("update", "lineitem", options.sf, update_set=n),
+                f"lineitem.tbl.u{n}" if tbl else f"lineitem.u{n}.{fmt}",
+                per_set * 4,
+            ),
+            (
+                Source("delete", "delete", options.sf, update_set=n),
+                f"delete.{n}" if tbl else f"delete.{n}.{fmt}",
+                per_set,
+            ),
+        ):
+            path = options.out_dir / name
+            files.append(OutputFile(source, path, path, fmt, rows))
+    return files
+
+
+def _base_rows(table: str, sf: float) -> int:
+    """The number of dbgen 'rows' that chunking divides (orders for lineitem, parts for ps)."""
+    if table == "lineitem":
+        return api.order_count(sf)
+    if table == "partsupp":
+        return api.row_count("part", sf)
+    return api.row_count(table, sf)
+
+
+def split_count(base: int, part: int, parts: int, wanted: int) -> int:
+    """How many sub-chunks of ``part``/``parts`` to make, at most ``wanted``.
+
+    Sub-chunk j of ``parts * m`` chunks starts at row (j-1)·⌊base/(parts·m)⌋, so the
+    sub-chunks of part K line up exactly with part K's own boundaries when m divides
+    ⌊base/parts⌋ (a whole table, ``parts == 1``, has no inner boundary to match). The
+    largest such m not above ``wanted`` is chosen; 1 always works.
+    """
+    wanted = max(1, min(wanted, base))
+    if parts == 1:
+        return wanted
+    q = base // parts
+    for m in range(wanted, 0, -1):
+        if q % m == 0:
+            return m
+    return 1
+
+
+def _cut(out: OutputFile, index: int, options: GenOptions, token: str) -> None:
+    """Replace the file's placeholder by its real segments and temporary paths."""
+    source = out.source
+    count = 1
+    if source.kind == "table" and out.table not in ("nation", "region"):
+        estimate = out.expected_rows * _ROW_BYTES[out.table]
+        wanted = math.ceil(estimate / max(1, options.segment_bytes))
+        base = _base_rows(out.table, options.sf)
+        count = split_count(base, source.part, source.parts, wanted)
+    encoding: Encoding = out.fmt
+    if out.fmt == "parquet" and count > 1:
+        encoding = "ipc"
+    segments = []
+    for j in range(count):
+        if count > 1:
+            parts = source.parts * count
+            sub = Source("table", out.table, options.sf, (source.part - 1) * count + j + 1, parts)
+        else:
+            sub = source
+        text_first = j == 0 and encoding in ("tbl", "csv")
+        path = out.temp if (count == 1 or text_first) else _segment_path(out, token, j)
+        segments.append(
+            Segment(index, j, sub, str(path), encoding, j == 0, options.trailing_separator)
+        )
+    out.segments = segments
+
+
+def _segment_path(out: OutputFile, token: str, j: int) -> Path:
+    return out.final.parent / f".{out.final.name}.{token}.{j}.seg"
+
+
+# ----------------------------------------------------------------------------- assembling
+
+
+def _append_file(dst: Path, src: str) -> None:
+    """Append ``src`` to ``dst`` inside the kernel where it can (no copy via Python)."""
+    with open(dst, "r+b") as out, open(src, "rb") as inp:
+        out.seek(0, os.SEEK_END)
+        remaining = os.fstat(inp.fileno()).st_size
+        try:
+            while remaining > 0:
+                n = os.copy_file_range(inp.fileno(), out.fileno(), remaining)
+                if n == 0:
+                    break
+                remaining -= n
+        except OSError as exc:
+            if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+                raise
+            # No copy_file_range here: both positions are where the kernel left them.
+            shutil.copyfileobj(inp, out, 1 << 20)
+
+
+class _Assembler:
+    """Joins each file's segments in order as they complete; renames finished files."""
+
+    def __init__(self, files: list[OutputFile], progress: ProgressSink) -> None:
+        self.files = files
+        self.progress = progress
+        self._rows: list[dict[int, int]] = [{} for _ in files]
+        self._next = [0] * len(files)
+        self._parquet: dict[int, ParquetTableWriter] = {}
+        self.rows = 0
+        self.nbytes = 0
+
+    def complete(self, segment: Segment, rows: int) -> None:
+        """Segment done: append every segment of its file that is now next in line."""
+        i = segment.file_index
+        out = self.files[i]
+        self._rows[i][segment.seq] = rows
+        while self._next[i] in self._rows[i]:
+            self._append(i, out.segments[self._next[i]])
+            self.rows += self._rows[i].pop(self._next[i])
+            self._next[i] += 1
+        if self._next[i] == len(out.segments):
+            self._finish(i)
+
+    def _append(self, i: int, segment: Segment) -> None:
+        out = self.files[i]
+        if segment.encoding == "ipc":
+            writer = self._parquet.get(i)
+            if writer is None:
+                writer = self._parquet[i] = ParquetTableWriter(out.temp, schema_of(segment.source))
+            before = out.temp.stat().st_size
+            with pa.memory_map(segment.path) as src, pa.ipc.open_stream(src) as reader:
+                for batch in reader:
+                    writer.write(batch)
+            self.progress.advance(0, out.temp.stat().st_size - before)
+            os.unlink(segment.path)
+        elif segment.path != str(out.temp):
+            _append_file(out.temp, segment.path)
+            os.unlink(segment.path)
+
+    def _finish(self, i: int) -> None:
+        out = self.files[i]
+        writer = self._parquet.pop(i, None)
+        if writer is not None:
+            before = out.temp.stat().st_size
+            writer.close()
+            self.progress.advance(0, out.temp.stat().st_size - before)
+        os.replace(out.temp, out.final)
+        self.nbytes += out.final.stat().st_size
+        self.progress.file_done(out.final.name)
+
+    def abort(self) -> None:
+        for writer in self._parquet.values():
+            writer.abort()
+        self._parquet.clear()
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def _drain(queue: Any, progress: ProgressSink) -> None:
+    rows = nbytes = 0
+    while True:
+        try:
+            r, b = queue.get_nowait()
+        except Exception:  # queue.Empty: nothing more for now
+            break
+        rows += r
+        nbytes += b
+    if rows or nbytes:
+        progress.advance(rows, nbytes)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Kill running workers now: before Python 3.14 the pool has no public way to do it."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.terminate()
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.join(10)
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _run_parallel(
+    segments: list[Segment], jobs: int, assembler: _Assembler, started: Callable[[], None]
+) -> None:
+    """Segments over ``jobs`` forked processes; the parent drains progress and assembles.
+
+    Fork (not spawn) so that workers start at once with the modules already imported; the
+    pool forks all its workers at the first submit, before ``started`` may start a progress
+    thread, so no thread is ever forked.
+    """
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    pool = ProcessPoolExecutor(jobs, ctx, initializer=init_worker, initargs=(queue,))
+    try:
+        futures: dict[Future[int], Segment] = {pool.submit(worker_segment, s): s for s in segments}
+        started()
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            _drain(queue, assembler.progress)
+            for fut in sorted(done, key=lambda f: segments.index(futures[f])):
+                assembler.complete(futures[fut], fut.result())
+        _drain(queue, assembler.progress)
+    except BaseException:
+        _stop_workers(pool)
+        raise
+    pool.shutdown(wait=True)
+    queue.close()
+
+
+def _run_serial(segments: list[Segment], assembler: _Assembler) -> None:
+    def report(message: tuple[int, int]) -> None:
+        assembler.progress.advance(*message)
+
+    for segment in segments:
+        assembler.complete(segment, write_segment(segment, report))
+
+
+def _prepare_out_dir(out_dir: Path, files: list[OutputFile], force: bool) -> None:
+    """Fail before any work: not a directory, cannot create, existing files, not writable."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise DbgenError(f"output path {out_dir} exists and is not a directory")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DbgenError(f"cannot create output directory {out_dir}: {exc.strerror}") from exc
+    existing = [f.final for f in files if f.final.exists()]
+    if existing and not force:
+        more = f" and {len(existing) - 1} more" if len(existing) > 1 else ""
+        raise DbgenError(f"{existing[0]}{more} already exist; use -f/--force to overwrite")
+    probe = out_dir / f".dbbench-probe-{os.getpid()}-{secrets.token_hex(3)}"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise DbgenError(f"output directory {out_dir} is not writable: {exc.strerror}") from exc
+
+
+def _os_error(exc: OSError, out_dir: Path) -> DbgenError:
+    if exc.errno == errno.ENOSPC:
+        text = f"no space left on device in {out_dir}"
+    elif exc.errno == errno.EFBIG:
+        text = f"file size limit reached in {out_dir} (treated as a full disk)"
+    else:
+        text = f"cannot write in {out_dir}: {exc.strerror or exc}"
+    return DbgenError(f"{text}; unfinished files were removed")
+
+
+def _remove_temporaries(out_dir: Path, files: list[OutputFile], token: str) -> None:
+    paths = {f.temp for f in files} | {Path(s.path) for f in files for s in f.segments}
+    paths |= set(out_dir.glob(f".*.{token}.*"))
+    for path in paths:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+def generate(options: GenOptions, progress: ProgressSink | None = None) -> Summary:
+    """Write the files ``options`` asks for; returns what was written.
+
+    Raises :class:`DbgenError` for bad input, a full disk or an unwritable directory; on
+    any failure or Ctrl-C (re-raised as KeyboardInterrupt) every temporary is removed.
+    """
+    sink: ProgressSink = progress or NullProgress()
+    token = f"{os.getpid()}-{secrets.token_hex(3)}"
+    files = plan(options, token)
+    _prepare_out_dir(options.out_dir, files, options.force)
+    segments = [s for f in files for s in f.segments]
+    jobs = min(resolve_jobs(options.jobs), len(segments))
+    assembler = _Assembler(files, sink)
+    begin = time.perf_counter()
+
+    def started() -> None:
+        sink.start(sum(f.expected_rows for f in files), len(files))
+
+    try:
+        if jobs > 1:
+            _run_parallel(segments, jobs, assembler, started)
+        else:
+            started()
+            _run_serial(segments, assembler)
+    except BaseException as exc:
+        assembler.abort()
+        _remove_temporaries(options.out_dir, files, token)
+        if isinstance(exc, BrokenProcessPool):
+            raise DbgenError("a generator process died (killed, or out of memory?)") from exc
+        if isinstance(exc, OSError):
+            raise _os_error(exc, options.out_dir) from exc
+        raise
+    finally:
+        sink.finish()
+    seconds = time.perf_counter() - begin
+    tables = len({f.table for f in files} - {"delete"})
+    return Summary(tables, len(files), assembler.rows, assembler.nbytes, seconds)

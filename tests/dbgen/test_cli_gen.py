@@ -1,0 +1,286 @@
+"""``dbbench gen`` end to end: the real console script in a subprocess, at SF 0.01.
+
+What a user sees: file names as dbgen names them, parts that concatenate to the whole
+table, update sets, the trailing separator switch, one-line errors with exit codes for every
+kind of bad input, a full disk, a file-size limit and Ctrl-C, and quiet output off a
+terminal. Expected contents come from the generator's own API or from a first run of the
+command, never from hard-coded numbers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dbgen import api
+
+SF = "0.01"
+DBBENCH = str(Path(sys.executable).parent / "dbbench")
+TABLES = (
+    "part",
+    "partsupp",
+    "supplier",
+    "customer",
+    "orders",
+    "lineitem",
+    "nation",
+    "region",
+)
+CHUNKED = tuple(t for t in TABLES if t not in ("nation", "region"))
+
+
+def gen(*args: str | Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    """Run ``dbbench gen`` with stdout/stderr captured (so neither is a terminal)."""
+    cmd = [DBBENCH, "gen", *map(str, args)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+
+def one_error_line(result: subprocess.CompletedProcess[str], code: int, *words: str) -> None:
+    """The failure contract: the exit code, and exactly one stderr line naming the problem."""
+    assert result.returncode == code, (result.returncode, result.stdout, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+def leftovers(directory: Path) -> list[str]:
+    """Hidden temporaries a run may have left (there must never be any)."""
+    return sorted(p.name for p in directory.iterdir() if p.name.startswith("."))
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The whole SF 0.01 data set as .tbl, written once with the default options."""
+    out = tmp_path_factory.mktemp("base")
+    result = gen("-s", SF, "-o", out)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def test_files_named_as_dbgen_and_nothing_else(base: Path) -> None:
+    assert sorted(p.name for p in base.iterdir()) == sorted(f"{t}.tbl" for t in TABLES)
+    for table in TABLES:
+        data = (base / f"{table}.tbl").read_bytes()
+        assert data.endswith(b"|\n") and b"\r" not in data, table
+        lines = data.count(b"\n")
+        if table == "lineitem":  # one to seven lines per order
+            orders = api.order_count(float(SF))
+            assert orders <= lines <= 7 * orders
+        else:
+            assert lines == api.row_count(table, float(SF)), table
+    nation = (base / "nation.tbl").read_text().splitlines()[0]
+    assert nation == "0|ALGERIA|0| haggle. carefully final deposits detect slyly agai|"
+
+
+def test_summary_is_one_line_and_quiet_off_a_terminal(base: Path, tmp_path: Path) -> None:
+    result = gen("-s", SF, "-o", tmp_path, "-T", "n,r,s")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1 and "\x1b" not in result.stdout
+    rows = sum(
+        (tmp_path / f"{t}.tbl").read_bytes().count(b"\n") for t in ("nation", "region", "supplier")
+    )
+    match = re.match(r"dbbench gen: 3 tables, 3 files, ([\d,]+) rows, [\d.,]+ MB in ", lines[0])
+    assert match and int(match.group(1).replace(",", "")) == rows, lines[0]
+    quiet = gen("-s", SF, "-o", tmp_path / "q", "-T", "r", "--quiet")
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+
+
+def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    """With stderr on a pseudo-terminal the rich bar shows rows, MB/s and the ETA."""
+    master, slave = os.openpty()
+    try:
+        proc = subprocess.run(
+            [DBBENCH, "gen", "-s", SF, "-o", str(tmp_path), "-T", "O"],
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            timeout=600,
+            env={**os.environ, "COLUMNS": "160", "TERM": "xterm"},
+        )
+        os.close(slave)
+        chunks = []
+        with contextlib.suppress(OSError):
+            while data := os.read(master, 65536):
+                chunks.append(data)
+    finally:
+        os.close(master)
+    screen = b"".join(chunks).decode(errors="replace")
+    assert proc.returncode == 0
+    assert "rows" in screen and "MB/s" in screen and "ETA" in screen, screen
+
+
+def test_segments_in_parallel_equal_serial_output(base: Path, tmp_path: Path) -> None:
+    """Many small work units over two processes, and one process: the same bytes."""
+    for jobs in ("2", "1"):
+        out = tmp_path / jobs
+        result = gen("-s", SF, "-o", out, "-j", jobs, "--segment-bytes", "150000")
+        assert result.returncode == 0, result.stderr
+        for table in TABLES:
+            same = (out / f"{table}.tbl").read_bytes() == (base / f"{table}.tbl").read_bytes()
+            assert same, f"{table}.tbl differs with --jobs {jobs}"
+        assert leftovers(out) == []
+
+
+def test_parts_concatenate_to_the_whole_table(base: Path, tmp_path: Path) -> None:
+    result = gen("-s", SF, "-o", tmp_path, "--parts", "3", "--segment-bytes", "200000")
+    assert result.returncode == 0, result.stderr
+    expected = {f"{t}.tbl.{k}" for t in CHUNKED for k in (1, 2, 3)} | {"nation.tbl", "region.tbl"}
+    assert {p.name for p in tmp_path.iterdir()} == expected
+    for table in CHUNKED:
+        whole = b"".join((tmp_path / f"{table}.tbl.{k}").read_bytes() for k in (1, 2, 3))
+        assert whole == (base / f"{table}.tbl").read_bytes(), f"{table} parts differ"
+    one = gen("-s", SF, "-o", tmp_path / "one", "--parts", "3", "--part", "2", "-T", "L")
+    assert one.returncode == 0, one.stderr
+    assert [p.name for p in (tmp_path / "one").iterdir()] == ["lineitem.tbl.2"]
+    got = (tmp_path / "one" / "lineitem.tbl.2").read_bytes()
+    assert got == (tmp_path / "lineitem.tbl.2").read_bytes()
+
+
+def test_no_trailing_separator(base: Path, tmp_path: Path) -> None:
+    result = gen("-s", SF, "-o", tmp_path, "-T", "c,O", "--no-trailing-separator")
+    assert result.returncode == 0, result.stderr
+    for table in ("customer", "orders"):
+        want = (base / f"{table}.tbl").read_bytes().replace(b"|\n", b"\n")
+        assert (tmp_path / f"{table}.tbl").read_bytes() == want, table
+
+
+def _keys(path: Path) -> list[int]:
+    return [int(line.split("|", 1)[0]) for line in path.read_text().splitlines()]
+
+
+def test_update_sets_alone(base: Path, tmp_path: Path) -> None:
+    result = gen("-s", SF, "-o", tmp_path, "-U", "2")
+    assert result.returncode == 0, result.stderr
+    names = {p.name for p in tmp_path.iterdir()}
+    assert names == {f"{t}.tbl.u{n}" for t in ("orders", "lineitem") for n in (1, 2)} | {
+        "delete.1",
+        "delete.2",
+    }
+    per_set = api.rows_per_update_set(float(SF))
+    base_keys = _keys(base / "orders.tbl")
+    for n in (1, 2):
+        deletes = (tmp_path / f"delete.{n}").read_text().splitlines()
+        assert all(re.fullmatch(r"\d+\|", line) for line in deletes)
+        # RF2 set n deletes the base orders of block n (tpch.md §3.4).
+        assert _keys(tmp_path / f"delete.{n}") == base_keys[(n - 1) * per_set : n * per_set]
+        inserted = _keys(tmp_path / f"orders.tbl.u{n}")
+        assert len(inserted) == per_set
+        assert [k - 8 for k in inserted] == _keys(tmp_path / f"delete.{n}")
+        assert set(_keys(tmp_path / f"lineitem.tbl.u{n}")) == set(inserted)
+    assert _keys(tmp_path / "orders.tbl.u1")[0] == 9  # tpch.md §9: update set 1 starts at 9
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("-s", "0"), ("scale factor",)),
+        (("-s", "-1"), ("scale factor",)),
+        (("-s", "abc"), ("scale factor", "abc")),
+        (("-s", "nan"), ("scale factor",)),
+        (("-s", "1e15"), ("scale factor",)),
+        (("-s", SF, "--parts", "3", "--part", "4"), ("--part", "3")),
+        (("-s", SF, "--parts", "3", "--part", "0"), ("--part",)),
+        (("-s", SF, "--part", "2"), ("--parts",)),
+        (("-s", SF, "-T", "x"), ("x",)),
+        (("-s", SF, "-T", "lineitems"), ("lineitems",)),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_1(
+    args: tuple[str, ...], words: tuple[str, ...], tmp_path: Path
+) -> None:
+    result = gen(*args, "-o", tmp_path / "out")
+    one_error_line(result, 1, "dbbench: error:", *words)
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_existing_files_need_force(base: Path, tmp_path: Path) -> None:
+    shutil.copy(base / "region.tbl", tmp_path / "region.tbl")
+    (tmp_path / "nation.tbl").write_text("old\n")
+    result = gen("-s", SF, "-o", tmp_path, "-T", "n,r")
+    one_error_line(result, 1, "already exist", "--force")
+    assert (tmp_path / "nation.tbl").read_text() == "old\n"
+    forced = gen("-s", SF, "-o", tmp_path, "-T", "n,r", "-f")
+    assert forced.returncode == 0, forced.stderr
+    assert (tmp_path / "nation.tbl").read_bytes() == (base / "nation.tbl").read_bytes()
+
+
+def test_output_path_under_a_file(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    one_error_line(gen("-s", SF, "-o", tmp_path / "file" / "sub"), 1, "output directory")
+    one_error_line(gen("-s", SF, "-o", tmp_path / "file"), 1, "not a directory")
+
+
+@contextlib.contextmanager
+def tmpfs(path: Path, options: str) -> Iterator[Path]:
+    """A real small filesystem (root only): the honest way to get ENOSPC or EROFS."""
+    path.mkdir()
+    mount = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)], capture_output=True
+    )
+    if mount.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mount.stderr.decode().strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", str(path)], check=True)
+
+
+def assert_only_complete_files(out: Path, base: Path) -> None:
+    """After a failure: no temporaries, and whatever carries a final name is whole."""
+    assert leftovers(out) == []
+    for path in out.iterdir():
+        assert path.read_bytes() == (base / path.name).read_bytes(), path.name
+
+
+def test_read_only_directory(tmp_path: Path) -> None:
+    with tmpfs(tmp_path / "ro", "size=1m,ro") as ro:
+        one_error_line(gen("-s", SF, "-o", ro), 1, "not writable")
+
+
+def test_full_disk(base: Path, tmp_path: Path) -> None:
+    with tmpfs(tmp_path / "small", "size=3m") as small:
+        result = gen("-s", SF, "-o", small, "-j", "2", "--segment-bytes", "300000")
+        one_error_line(result, 1, "no space left on device", "removed")
+        assert_only_complete_files(small, base)
+
+
+def _limit_file_size() -> None:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1_000_000, 1_000_000))
+
+
+def test_file_size_limit_is_treated_like_a_full_disk(base: Path, tmp_path: Path) -> None:
+    result = gen("-s", SF, "-o", tmp_path, "-T", "O,c", preexec_fn=_limit_file_size)
+    one_error_line(result, 1, "file size limit", "full disk")
+    assert_only_complete_files(tmp_path, base)
+
+
+def test_ctrl_c_leaves_no_partial_file(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [DBBENCH, "gen", "-s", "0.1", "-o", str(tmp_path), "-T", "L", "-j", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not leftovers(tmp_path) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert proc.poll() is None, "generation ended before it could be interrupted"
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (stdout, stderr)
+    assert stderr.splitlines() == ["dbbench: gen interrupted; unfinished files were removed"]
+    assert list(tmp_path.iterdir()) == []
