@@ -1,9 +1,90 @@
-"""The `dbbench qgen` command(s)."""
+"""``dbbench qgen``: a query stream's SQL text, with qgen's options and parameter log.
+
+Parameters are identical to ``qgen -r SEED -s SF`` (queries.params). One difference from
+qgen: QUERY arguments are always query numbers; with ``-p`` they are emitted in the
+stream's Appendix-A order (qgen reads them as positions in the stream).
+"""
 
 from __future__ import annotations
 
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+from queries.errors import QueriesError
+from queries.order import QUERY_NUMBERS, check_query, stream_order
+from queries.params import (
+    check_sf,
+    default_parameters,
+    parameter_log,
+    qgen_seed,
+    seed_from_time,
+    stream_parameters,
+)
+from queries.render import DIALECTS, render
+
+
+def _parse_sf(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise QueriesError(f"scale factor must be a positive number, not {text!r}") from None
+    return check_sf(value)
+
+
+def _selection(queries: list[int], stream: int | None) -> list[int]:
+    """The queries to print, in stream order with ``-p``, else in the order given (1..22)."""
+    chosen = [check_query(q) for q in queries] or list(QUERY_NUMBERS)
+    if stream is None:
+        return chosen
+    return [q for q in stream_order(stream) if q in chosen]
+
+
+def qgen(
+    queries: Annotated[
+        list[int] | None, typer.Argument(help="Query numbers [default: all 22].")
+    ] = None,
+    seed: Annotated[
+        str | None,
+        typer.Option("-r", "--seed", help="Seed, as qgen -r [default: now as mmddhhmmss]."),
+    ] = None,
+    stream: Annotated[
+        int | None,
+        typer.Option("-p", "--stream", help="Stream: its Appendix-A order and view name."),
+    ] = None,
+    scale: Annotated[str, typer.Option("-s", "--scale-factor", help="Scale factor (Q11).")] = "1",
+    defaults: Annotated[
+        bool, typer.Option("-d", "--defaults", help="Validation defaults.")
+    ] = False,
+    dialect: Annotated[
+        str, typer.Option("--dialect", help=f"SQL dialect: {', '.join(DIALECTS)}.")
+    ] = "duckdb",
+    log: Annotated[
+        Path | None, typer.Option("-l", "--log", help="Append qgen's parameter log to FILE.")
+    ] = None,
+) -> None:
+    """Print a query stream's SQL, parameters substituted, ready to run."""
+    sf = _parse_sf(scale)
+    order = _selection(queries or [], stream)
+    if defaults:
+        params = default_parameters(sf)
+        logged = default_parameters(sf, logged=True)
+        header = "-- using default substitutions"
+    else:
+        value = qgen_seed(seed) if seed is not None else seed_from_time(datetime.now())
+        params = logged = stream_parameters(value, sf)
+        header = f"-- using {value} as a seed to the RNG"
+    texts = [render(q, params[q], dialect=dialect, stream=stream or 0).script() for q in order]
+    if log is not None:
+        with log.open("a", encoding="utf-8") as out:
+            out.write(parameter_log(logged, order))
+    typer.echo(header)
+    for q, text in zip(order, texts, strict=True):
+        typer.echo(f"\n-- Q{q}\n{text}", nl=False)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app (filled in by the owning work item)."""
+    """Add ``qgen`` to the app."""
+    app.command("qgen", no_args_is_help=False)(qgen)

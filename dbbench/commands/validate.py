@@ -1,9 +1,159 @@
-"""The `dbbench validate` command(s)."""
+"""``dbbench validate``: the 22 queries with the validation defaults, checked.
+
+Against the official SF1 answers (the spec's qualification: an SF1 database, no refresh
+function run, default parameters) or, with ``--against``, against a reference engine loaded
+with the same data at any scale factor. The database is loaded when it is empty and reused
+when dbbench loaded it at this scale factor; anything else is refused with one line.
+"""
 
 from __future__ import annotations
 
+import contextlib
+from typing import Annotated
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from dbbench.commands.run import parse_sf
+from dbbench.errors import DbbenchError, ExitCode
+from drivers.engine import STATE_NEXT_UPDATE_SET, Engine, QueryOutput, Session
+from drivers.loader import check_loaded, load_database
+from drivers.registry import open_engine
+from drivers.url import parse_url, redact
+from queries.order import QUERY_NUMBERS
+from queries.params import default_parameters
+from queries.render import RenderedQuery, render
+from queries.validate import QueryVerdict, compare_answer, compare_results
+
+OFFICIAL_SF = 1.0
+
+
+def run_rendered(session: Session, rendered: RenderedQuery) -> QueryOutput:
+    """Setup, the answer statement (all rows fetched), teardown; teardown even on error."""
+    try:
+        for sql in rendered.setup:
+            session.execute(sql)
+        return session.query(rendered.query)
+    finally:
+        for sql in rendered.teardown:
+            with contextlib.suppress(Exception):  # the query's own error is the one to report
+                session.execute(sql)
+
+
+def run_defaults(engine: Engine, sf: float) -> dict[int, QueryOutput | str]:
+    """The 22 queries with the validation defaults: each one's rows, or its error in one line."""
+    params = default_parameters(sf)
+    results: dict[int, QueryOutput | str] = {}
+    session = engine.session()
+    try:
+        for q in QUERY_NUMBERS:
+            rendered = render(q, params[q], dialect=engine.dialect, stream=0)
+            try:
+                results[q] = run_rendered(session, rendered)
+            except Exception as exc:  # recorded, and the other queries still run
+                results[q] = " ".join(f"{type(exc).__name__}: {exc}".split())
+    finally:
+        session.close()
+    return results
+
+
+def prepare(engine: Engine, sf: float, *, reload: bool, label: str) -> None:
+    """Load an empty (or ``reload``) database; refuse one at another SF or after refreshes."""
+    if reload or not engine.read_state():
+        typer.echo(f"loading SF {sf:g} into {label} ...", err=True)
+        load_database(engine, sf)
+        return
+    check_loaded(engine, sf)  # scale factor and row counts
+    if engine.read_state().get(STATE_NEXT_UPDATE_SET, "1") != "1":
+        raise DbbenchError(
+            f"{label}: refresh functions have run on this database; validation needs a fresh"
+            " load (use --reload)"
+        )
+
+
+def verdicts(
+    results: dict[int, QueryOutput | str], reference: dict[int, QueryOutput | str] | None
+) -> list[QueryVerdict]:
+    """Compare each query with the official answer, or with the reference engine's rows."""
+    out = []
+    for q, got in results.items():
+        expected = None if reference is None else reference[q]
+        if isinstance(got, str) or isinstance(expected, str):
+            problem = got if isinstance(got, str) else f"reference engine: {expected}"
+            out.append(QueryVerdict(q, False, 0, 0, problem))
+        elif expected is None:
+            out.append(compare_answer(q, got.rows))
+        else:
+            out.append(compare_results(q, expected.rows, got.rows))
+    return out
+
+
+def _table(found: list[QueryVerdict], title: str) -> Table:
+    table = Table(title=title)
+    for name in ("query", "result", "rows", "expected", "first mismatch"):
+        table.add_column(name, justify="right" if name in ("query", "rows", "expected") else "left")
+    for v in found:
+        table.add_row(
+            f"Q{v.query}",
+            "pass" if v.passed else "FAIL",
+            str(v.rows_got),
+            str(v.rows_expected),
+            v.first_mismatch or "",
+            style=None if v.passed else "red",
+        )
+    return table
+
+
+def _open(url: str, sf: float, reload: bool) -> tuple[Engine, str]:
+    label = redact(parse_url(url))
+    engine = open_engine(url)
+    try:
+        prepare(engine, sf, reload=reload, label=label)
+    except BaseException:
+        engine.close()
+        raise
+    return engine, label
+
+
+def validate(
+    engine: Annotated[str, typer.Option("--engine", "-e", help="Engine URL to validate.")],
+    scale: Annotated[str, typer.Option("--scale-factor", "-s", help="Scale factor.")] = "1",
+    against: Annotated[
+        str | None, typer.Option("--against", help="Reference engine URL (any scale factor).")
+    ] = None,
+    reload: Annotated[bool, typer.Option("--reload", help="Load even if already loaded.")] = False,
+) -> None:
+    """Run the 22 queries with the default parameters and check every answer."""
+    sf = parse_sf(scale)
+    if against is None and sf != OFFICIAL_SF:
+        raise DbbenchError(
+            f"official answers exist only for SF 1, not {sf:g}; use --against URL to compare"
+            " with a reference engine"
+        )
+    db, label = _open(engine, sf, reload)
+    try:
+        results = run_defaults(db, sf)
+    finally:
+        db.close()
+    reference = None
+    title = f"{label}, SF {sf:g}, against the official answers"
+    if against is not None:
+        ref, ref_label = _open(against, sf, reload)
+        try:
+            reference = run_defaults(ref, sf)
+        finally:
+            ref.close()
+        title = f"{label} against {ref_label}, SF {sf:g}"
+    found = verdicts(results, reference)
+    Console(soft_wrap=True).print(_table(found, title))
+    failed = [f"Q{v.query}" for v in found if not v.passed]
+    if failed:
+        typer.echo(f"dbbench: validation failed: {', '.join(failed)}", err=True)
+        raise typer.Exit(ExitCode.INVALID_RUN)
+    typer.echo(f"all 22 queries pass ({title})")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app (filled in by the owning work item)."""
+    """Add ``validate`` to the app."""
+    app.command("validate")(validate)
