@@ -102,10 +102,10 @@ def load_database(
     jobs = max(1, jobs or os.cpu_count() or 1)
     gen = _source(source)
     stats = LoadStats(sf)
+    expected = {t: int(gen.row_count(t, sf)) for t in TABLES}  # validates sf before any DROP
     start = time.perf_counter()
     engine.create_schema()
     stats.seconds["create_schema"] = time.perf_counter() - start
-    expected = {t: int(gen.row_count(t, sf)) for t in TABLES}
     step = time.perf_counter()
     _load_tables(engine, sf, jobs, expected, progress, source, stats)
     stats.seconds["load"] = time.perf_counter() - step

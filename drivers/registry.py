@@ -42,14 +42,14 @@ ENGINES: dict[str, EngineSpec] = {
     "duckdb": EngineSpec(
         "duckdb",
         "drivers.engines.duckdb",
-        "duckdb | duckdb:///file.db | duckdb:///:memory:",
+        "duckdb (in memory) | duckdb:///file.db",
         ("duckdb",),
         "pip install dbbench",
     ),
     "postgresql": EngineSpec(
         "postgresql",
         "drivers.engines.postgresql",
-        "postgresql://user:password@host:5432/database",
+        "postgresql://user:pw@host:5432/db",
         ("psycopg",),
         "pip install 'dbbench[postgresql]'",
         ("postgres",),
@@ -57,7 +57,7 @@ ENGINES: dict[str, EngineSpec] = {
     "mysql": EngineSpec(
         "mysql",
         "drivers.engines.mysql",
-        "mysql+pymysql://user:password@host:3306/database (also mariadb://)",
+        "mysql://user:pw@host:3306/db | mariadb://...",
         ("sqlalchemy", "pymysql"),
         "pip install 'dbbench[mysql]'",
         ("mariadb",),
@@ -72,7 +72,7 @@ ENGINES: dict[str, EngineSpec] = {
     "sqlalchemy": EngineSpec(
         "sqlalchemy",
         "drivers.engines.sqlalchemy",
-        "dialect+driver://... (any other SQLAlchemy URL)",
+        "any other SQLAlchemy URL",
         ("sqlalchemy",),
         "pip install 'dbbench[sqlalchemy]'",
     ),

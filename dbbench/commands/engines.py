@@ -1,9 +1,34 @@
-"""The `dbbench engines` command(s)."""
+"""The `dbbench engines` command: which engines exist, how to name them, what to install."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
+
 import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from drivers.registry import available_engines
+
+
+def engines(
+    as_json: bool = typer.Option(False, "--json", help="Print JSON for machines."),
+) -> None:
+    """List the engines: URL form, whether the driver is installed, the install command."""
+    rows = available_engines()
+    if as_json:
+        typer.echo(json.dumps([asdict(r) for r in rows], indent=2))
+        return
+    table = Table(title="dbbench engines")
+    for heading in ("engine", "URL", "driver", "install"):
+        table.add_column(heading)
+    for row in rows:
+        status = "[green]installed[/]" if row.installed else "[red]missing[/]"
+        table.add_row(escape(row.name), escape(row.url_form), status, escape(row.install))
+    Console().print(table)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app (filled in by the owning work item)."""
+    app.command("engines")(engines)

@@ -26,10 +26,10 @@ import sqlalchemy as sa
 
 from dbgen.schema import TABLES
 from drivers import ddl
-from drivers.engine import Capabilities
+from drivers.engine import Capabilities, QueryOutput
 from drivers.engines.common import ErrorPolicy, SqlSession
 from drivers.engines.sqlalchemy import AlchemySession, SqlAlchemyEngine, sa_url
-from drivers.errors import DriversError
+from drivers.errors import DriversError, QueryCancelledError
 from drivers.url import EngineURL, option_flag
 
 _CSV = pacsv.WriteOptions(include_header=False, delimiter="|", quoting_style="needed")
@@ -42,9 +42,21 @@ class MySqlSession(AlchemySession):
         super().__init__(engine, conn)
         self.alchemy = engine
         self.thread_id = int(self.query("SELECT CONNECTION_ID()").rows[0][0])
+        self.cancelled = False
+
+    def query(self, sql: str) -> QueryOutput:
+        """Functions such as SLEEP() return early, without an error, when killed: a cancel
+        that arrived during the statement still makes it a cancelled query."""
+        self.cancelled = False
+        out = super().query(sql)
+        if self.cancelled:
+            self.cancelled = False
+            raise QueryCancelledError(f"query cancelled on {self.policy.url.render()}")
+        return out
 
     def cancel(self) -> None:
         """KILL QUERY from a connection of its own: the session's is busy."""
+        self.cancelled = True
         killer = AlchemySession(self.alchemy, self.alchemy.raw())
         try:
             killer.execute(f"KILL QUERY {self.thread_id}")

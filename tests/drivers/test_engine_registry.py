@@ -1,0 +1,134 @@
+"""Finding engines: built-ins, entry points, missing drivers, bad URLs, servers that are not
+there. Every failure is one line, with the install command where one helps, and no password.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+from dbbench.cli import main
+from drivers.errors import DriversError
+from drivers.registry import ENGINES, EngineSpec, available_engines, open_engine
+
+PASSWORD = "hunter2-secret"
+
+
+def _closed_port() -> int:
+    """A port nothing listens on: bind, note it, close."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _one_line_without_password(exc: BaseException) -> str:
+    text = str(exc)
+    assert "\n" not in text
+    assert PASSWORD not in text
+    return text
+
+
+def test_missing_driver_prints_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = EngineSpec(
+        "fakedb",
+        "drivers.engines.fakedb",
+        "fakedb://host/db",
+        ("dbbench_no_such_driver_module",),
+        "pip install 'dbbench[fakedb]'",
+    )
+    monkeypatch.setitem(ENGINES, "fakedb", spec)
+    with pytest.raises(DriversError) as info:
+        open_engine(f"fakedb://user:{PASSWORD}@host/db")
+    text = _one_line_without_password(info.value)
+    assert "pip install 'dbbench[fakedb]'" in text
+    assert "dbbench_no_such_driver_module" in text
+    listed = {e.name: e for e in available_engines()}
+    assert listed["fakedb"].installed is False
+    assert listed["duckdb"].installed is True
+
+
+def test_sqlalchemy_dialect_without_its_dbapi() -> None:
+    pytest.importorskip("sqlalchemy")
+    if "pyodbc" in sys.modules or _importable("pyodbc"):
+        pytest.skip("pyodbc is installed here")
+    with pytest.raises(DriversError) as info:
+        open_engine(f"mssql+pyodbc://sa:{PASSWORD}@host/db")
+    assert "pip install pyodbc" in _one_line_without_password(info.value)
+
+
+def _importable(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+def test_unknown_dialect() -> None:
+    with pytest.raises(DriversError) as info:
+        open_engine(f"nosuchdb://u:{PASSWORD}@host/db")
+    assert "nosuchdb" in _one_line_without_password(info.value)
+
+
+@pytest.mark.parametrize("scheme", ["postgresql", "postgres", "mysql+pymysql", "mariadb"])
+def test_unreachable_server_is_one_line(scheme: str) -> None:
+    port = _closed_port()
+    with pytest.raises(DriversError) as info:
+        open_engine(f"{scheme}://user:{PASSWORD}@127.0.0.1:{port}/db?connect_timeout=5")
+    text = _one_line_without_password(info.value)
+    assert str(port) in text
+    assert "***" in text
+
+
+def test_duckdb_in_a_missing_directory(tmp_path: Path) -> None:
+    with pytest.raises(DriversError, match="no such directory"):
+        open_engine(f"duckdb:///{tmp_path}/absent/x.db")
+
+
+def test_keyword_options_reach_the_engine(tmp_path: Path) -> None:
+    engine = open_engine(f"duckdb:///{tmp_path}/x.db?threads=3", threads=1)
+    try:
+        assert engine.settings()["threads"] == "1"
+    finally:
+        engine.close()
+
+
+def test_third_party_engine_through_entry_points(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A package installed with a ``dbbench.engines`` entry point is found and used."""
+    dist = tmp_path / "dbbench_fake_engine-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: dbbench-fake-engine\nVersion: 1.0\n"
+    )
+    (dist / "entry_points.txt").write_text("[dbbench.engines]\nfakeduck = fakeduck_engine\n")
+    (tmp_path / "fakeduck_engine.py").write_text(
+        "from drivers.engines.duckdb import DuckDBEngine\n"
+        "from dataclasses import replace\n"
+        "def connect(url):\n"
+        "    return DuckDBEngine(replace(url, scheme='duckdb', database=':memory:'))\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert any(e.name == "fakeduck" for e in available_engines())
+    engine = open_engine("fakeduck://anything")
+    try:
+        assert engine.session().query("SELECT 41 + 1").rows == [(42,)]
+    finally:
+        engine.close()
+
+
+def test_engines_command_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["engines", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert set(rows) >= {"duckdb", "postgresql", "mysql", "sqlite", "sqlalchemy"}
+    assert rows["postgresql"]["install"] == "pip install 'dbbench[postgresql]'"
+    assert rows["duckdb"]["installed"] is True
+
+
+def test_engines_command_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["engines"]) == 0
+    out = capsys.readouterr().out
+    assert "postgresql" in out and "dbbench[postgresql]" in out

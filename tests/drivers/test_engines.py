@@ -1,0 +1,251 @@
+"""Every engine against the same suite, on real databases: DuckDB (file), PostgreSQL and
+MariaDB (a fresh database created and dropped here), SQLite (file). SF 0.01 is loaded once
+per engine; the tests then check counts, keys, refresh functions, state and cancellation.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import psycopg
+import pyarrow as pa
+import pyarrow.compute as pc
+import pymysql
+import pytest
+
+from dbgen import api
+from dbgen.schema import TABLES
+from drivers.engine import Engine
+from drivers.errors import ConnectionLostError, DriversError, QueryCancelledError
+from drivers.loader import LoadStats, check_loaded, load_database
+from drivers.registry import open_engine
+
+SF = 0.01
+
+#: A statement that runs far longer than the test waits, per engine.
+SLOW_SQL = {
+    "duckdb": "SELECT sum(a.range * b.range) FROM range(100000000) a, range(100000000) b",
+    "postgresql": "SELECT pg_sleep(60)",
+    "mysql": "SELECT BENCHMARK(100000000000, MD5('dbbench'))",
+    "sqlite": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+    "SELECT count(*) FROM c",
+}
+
+
+@dataclass
+class Loaded:
+    kind: str
+    engine: Engine
+    stats: LoadStats
+    enforces_foreign_keys: bool
+
+
+@contextmanager
+def fresh_postgres(base_url: str) -> Iterator[str]:
+    """A database of our own on the shared server, so parallel test runs never collide."""
+    name = f"dbbench_test_{secrets.token_hex(4)}"
+    with psycopg.connect(base_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    try:
+        yield base_url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with psycopg.connect(base_url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@contextmanager
+def fresh_mariadb(base_url: str) -> Iterator[str]:
+    name = f"dbbench_test_{secrets.token_hex(4)}"
+    with pymysql.connect(host="127.0.0.1", port=3306, user="root", password="") as conn:
+        conn.cursor().execute(f"CREATE DATABASE {name}")
+    try:
+        yield base_url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with pymysql.connect(host="127.0.0.1", port=3306, user="root", password="") as conn:
+            conn.cursor().execute(f"DROP DATABASE IF EXISTS {name}")
+
+
+@contextmanager
+def engine_url(kind: str, request: pytest.FixtureRequest, folder: Path) -> Iterator[str]:
+    if kind == "duckdb":
+        yield f"duckdb:///{folder / 'bench.duckdb'}?keys=true"
+    elif kind == "sqlite":
+        yield f"sqlite:///{folder / 'bench.sqlite'}"
+    elif kind == "postgresql":
+        with fresh_postgres(request.getfixturevalue("pg_base_url")) as url:
+            yield url
+    else:
+        with fresh_mariadb(request.getfixturevalue("mariadb_base_url")) as url:
+            yield url
+
+
+@pytest.fixture(
+    scope="module",
+    params=[
+        "duckdb",
+        pytest.param("postgresql", marks=pytest.mark.postgresql),
+        pytest.param("mysql", marks=pytest.mark.mariadb),
+        "sqlite",
+    ],
+)
+def loaded(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Loaded]:
+    kind = request.param
+    with engine_url(kind, request, tmp_path_factory.mktemp(kind)) as url:
+        engine = open_engine(url)
+        try:
+            stats = load_database(engine, SF, jobs=2)
+            yield Loaded(kind, engine, stats, kind in ("postgresql", "mysql"))
+        finally:
+            engine.close()
+
+
+def test_load_counts_and_state(loaded: Loaded) -> None:
+    engine = loaded.engine
+    expected = {t: api.row_count(t, SF) for t in TABLES}
+    assert engine.row_counts() == expected
+    assert loaded.stats.rows == expected
+    state = engine.read_state()
+    assert state["scale_factor"] == "0.01"
+    assert state["next_update_set"] == "1"
+    assert float(state["load_seconds"]) > 0
+    assert loaded.stats.seconds["load"] > 0 and "analyze" in loaded.stats.seconds
+    check_loaded(engine, SF)
+    with pytest.raises(DriversError, match=r"scale factor 0\.01, not 0\.1"):
+        check_loaded(engine, 0.1)
+
+
+def test_disclosure(loaded: Loaded) -> None:
+    engine = loaded.engine
+    assert engine.name == loaded.kind
+    assert any(ch.isdigit() for ch in engine.version())
+    assert engine.settings()
+    if engine.capabilities.storage_size:
+        size = engine.storage_bytes()
+        assert size is not None and size > 0
+
+
+def test_query_output(loaded: Loaded) -> None:
+    session = loaded.engine.session()
+    try:
+        out = session.query("SELECT r_regionkey, r_name FROM region ORDER BY r_regionkey")
+    finally:
+        session.close()
+    assert [c.lower() for c in out.columns] == ["r_regionkey", "r_name"]
+    names = [str(name).rstrip() for _, name in out.rows]
+    assert names == ["AFRICA", "AMERICA", "ASIA", "EUROPE", "MIDDLE EAST"]
+    assert [int(k) for k, _ in out.rows] == [0, 1, 2, 3, 4]
+
+
+def test_keys_are_declared(loaded: Loaded) -> None:
+    session = loaded.engine.session()
+    try:
+        with pytest.raises(DriversError) as dup:
+            session.execute("INSERT INTO region SELECT * FROM region WHERE r_regionkey = 0")
+        assert "\n" not in str(dup.value)
+        if loaded.enforces_foreign_keys:
+            with pytest.raises(DriversError):
+                session.execute("INSERT INTO nation VALUES (99, 'NOWHERE', 77, 'no region')")
+        assert loaded.engine.row_counts()["region"] == 5
+    finally:
+        session.close()
+
+
+def _table(batches: object) -> pa.Table:
+    return pa.Table.from_batches(list(batches))  # type: ignore[call-overload]
+
+
+def test_refresh_functions_change_counts_as_predicted(loaded: Loaded) -> None:
+    engine = loaded.engine
+    before = engine.row_counts()
+    orders = _table(api.update_batches("orders", SF, 1))
+    lineitem = _table(api.update_batches("lineitem", SF, 1))
+    keys = np.asarray(api.delete_keys(SF, 1))
+    base_lines = _table(api.table_batches("lineitem", SF))
+    doomed_lines = int(pc.sum(pc.is_in(base_lines["l_orderkey"], pa.array(keys))).as_py())
+    assert orders.num_rows == len(keys) == api.rows_per_update_set(SF)
+
+    session = engine.session()
+    try:
+        assert session.refresh_insert(orders, lineitem) == orders.num_rows + lineitem.num_rows
+        middle = engine.row_counts()
+        assert middle["orders"] == before["orders"] + orders.num_rows
+        assert middle["lineitem"] == before["lineitem"] + lineitem.num_rows
+        assert session.refresh_delete(keys.tolist()) == len(keys) + doomed_lines
+    finally:
+        session.close()
+    after = engine.row_counts()
+    assert after["orders"] == before["orders"]
+    assert after["lineitem"] == before["lineitem"] + lineitem.num_rows - doomed_lines
+    assert {t: after[t] for t in ("part", "customer")} == {
+        t: before[t] for t in ("part", "customer")
+    }
+
+
+def test_state_round_trip(loaded: Loaded) -> None:
+    engine = loaded.engine
+    engine.write_state({"next_update_set": "7", "note": "it's committed"})
+    other = open_engine(_reopen_url(loaded)) if loaded.kind != "duckdb" else engine
+    try:
+        state = other.read_state()
+    finally:
+        if other is not engine:
+            other.close()
+    assert state["next_update_set"] == "7"
+    assert state["note"] == "it's committed"
+    assert state["scale_factor"] == "0.01"
+
+
+def _reopen_url(loaded: Loaded) -> str:
+    """A second engine on the same database proves the state was committed."""
+    url = loaded.engine.url  # type: ignore[attr-defined]
+    return str(url.render(hide_password=False))
+
+
+def test_cancel_stops_a_running_statement(loaded: Loaded) -> None:
+    assert loaded.engine.capabilities.cancel
+    session = loaded.engine.session()
+    caught: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            session.query(SLOW_SQL[loaded.kind])
+        except BaseException as exc:
+            caught.append(exc)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    try:
+        time.sleep(1.0)
+        session.cancel()
+        worker.join(timeout=30)
+        assert not worker.is_alive(), "cancel did not stop the statement"
+        assert len(caught) == 1 and isinstance(caught[0], QueryCancelledError), caught
+        assert session.query("SELECT 1").rows[0][0] == 1  # the session is still usable
+    finally:
+        session.close()
+
+
+@pytest.mark.postgresql
+def test_postgres_lost_connection(pg_base_url: str) -> None:
+    engine = open_engine(pg_base_url)
+    victim = engine.session()
+    try:
+        pid = victim.query("SELECT pg_backend_pid()").rows[0][0]
+        killer = engine.session()
+        killer.query(f"SELECT pg_terminate_backend({pid})")
+        killer.close()
+        with pytest.raises(ConnectionLostError) as info:
+            victim.query("SELECT 1")
+        assert "\n" not in str(info.value)
+    finally:
+        victim.close()
+        engine.close()
