@@ -68,7 +68,18 @@ def md(value: object) -> str:
     return " ".join(str(value).split()).replace("|", "\\|")
 
 
+def opt(value: object) -> str:
+    """An optional value: blank when unknown."""
+    return "" if value is None else str(value)
+
+
+def ratio(value: float | None) -> str:
+    return NA if value is None else f"{value:.2f}x"
+
+
 FILTERS = {
+    "opt": opt,
+    "ratio": ratio,
     "num1": num1,
     "num2": num2,
     "sf": sf,

@@ -1,0 +1,96 @@
+"""Renderers of the performance landscape (``dbbench compare``): text, Markdown, HTML."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from reports import formatting as fmt
+from reports.compare import Landscape, Row, build_landscape, row_from_published, row_from_report
+from reports.costsheet import CostSheet
+from reports.errors import ReportsError
+from reports.model import BenchmarkResult
+from reports.published import PublishedResult
+from reports.render import environment
+from reports.summary import DISCLOSURE, build_report
+
+COMPARE_FORMATS: tuple[str, ...] = ("text", "md", "html")
+
+
+def rows_for(
+    inputs: list[tuple[str, BenchmarkResult | PublishedResult, CostSheet | None]],
+) -> list[Row]:
+    """Landscape rows from labelled local results (with their cost sheets) and records."""
+    rows = []
+    for label, item, sheet in inputs:
+        if isinstance(item, PublishedResult):
+            rows.append(row_from_published(label, item))
+        else:
+            rows.append(row_from_report(label, build_report(item, sheet)))
+    return rows
+
+
+def _text(landscape: Landscape, width: int = 160) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, no_color=True, highlight=False)
+    table = Table(title="Performance landscape (ch/co/th = chips/cores/threads)")
+    heads = ("System", "ch/co/th", "Processor", "Database", "SF", "QphH", "$/QphH", "Price")
+    for head in (*heads, "Disks", "Available", "Rel. QphH", "Kind"):
+        table.add_column(head, justify="right" if head in ("QphH", "$/QphH", "Price") else "left")
+    for r in landscape.rows:
+        kind = r.kind + ("" if r.kind == "published" or r.compliant else " (non-compliant)")
+        table.add_row(
+            r.system,
+            f"{fmt.opt(r.chips)}/{fmt.opt(r.cores)}/{fmt.opt(r.threads)}",
+            r.processor,
+            r.database,
+            fmt.sf(r.scale_factor),
+            fmt.num1(r.qphh),
+            fmt.money(r.price_performance),
+            fmt.money_whole(r.total_price, r.currency),
+            fmt.opt(r.disks),
+            fmt.day(r.availability),
+            fmt.ratio(r.relative_qphh),
+            kind,
+        )
+    console.print(table)
+    for warning in landscape.warnings:
+        console.print(f"warning: {warning}", markup=False)
+    console.print(DISCLOSURE, markup=False)
+    return buffer.getvalue()
+
+
+def render_landscape(landscape: Landscape, format: str = "text") -> str:
+    """The landscape in ``format`` (text, md or html)."""
+    if format == "text":
+        return _text(landscape)
+    env = environment()
+    if format == "md":
+        return env.get_template("compare.md.j2").render(l=landscape, disclosure=DISCLOSURE)
+    if format == "html":
+        css = env.get_template("report.css").render()
+        return env.get_template("compare.html.j2").render(
+            l=landscape, disclosure=DISCLOSURE, css=css
+        )
+    raise ReportsError(
+        f"unknown compare format {format!r} (choose from {', '.join(COMPARE_FORMATS)})"
+    )
+
+
+def compare(
+    inputs: list[tuple[str, BenchmarkResult | PublishedResult, CostSheet | None]],
+    format: str = "text",
+    sort: str = "qphh",
+    force: bool = False,
+) -> tuple[str, Landscape]:
+    """Build and render the landscape; refuses incomparable inputs unless ``force``."""
+    landscape = build_landscape(rows_for(inputs), sort=sort, force=force)
+    return render_landscape(landscape, format), landscape
+
+
+def label_for(path: Path) -> str:
+    """A short label for an input: the run directory's or the file's name."""
+    return path.parent.name if path.name == "result.json" else path.stem

@@ -1,0 +1,125 @@
+"""`dbbench report` and `dbbench compare` end to end, on hand-built result files."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from reports_fixtures import ROOT, make_result
+
+from dbbench.cli import main
+
+PUBLISHED = sorted((ROOT / "examples" / "published").glob("*.toml"))
+X4600_SHEET = ROOT / "examples" / "cost-sheets" / "sun-fire-x4600-m2-300gb.toml"
+
+
+@pytest.fixture()
+def run_dir(tmp_path: Path) -> Path:
+    make_result().write(tmp_path / "run" / "result.json")
+    return tmp_path / "run"
+
+
+def test_report_writes_every_format(run_dir: Path, tmp_path: Path) -> None:
+    for fmt in ("text", "md", "html", "json"):
+        out = tmp_path / f"report.{fmt}"
+        assert main(["report", str(run_dir), "--format", fmt, "-o", str(out)]) == 0
+        assert "2,095.9" in out.read_text() or '"qphh": 2095.9' in out.read_text()
+
+
+def test_report_prints_text_summary(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(run_dir / "result.json")]) == 0
+    out = capsys.readouterr().out
+    assert "QphH@1" in out and "2,095.9" in out and "compliant" in out
+
+
+def test_bad_cost_sheet_is_one_line_naming_line_and_field(
+    run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sheet = tmp_path / "bad.toml"
+    text = X4600_SHEET.read_text().replace("quantity = 32", "quantity = 32.5")
+    sheet.write_text(text)
+    assert main(["report", str(run_dir), "-c", str(sheet)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    line = text.splitlines().index("quantity = 32.5") + 1
+    assert f"bad.toml:{line}: item 2, field 'quantity'" in err
+
+
+def test_missing_or_foreign_result_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", str(tmp_path / "nope.json")]) == 1
+    (tmp_path / "other.json").write_text('{"schema": "something-else"}')
+    assert main(["report", str(tmp_path / "other.json")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "not a dbbench result" in err[1]
+
+
+def test_unknown_format_is_a_usage_error(run_dir: Path) -> None:
+    assert main(["report", str(run_dir), "--format", "pdf"]) == 2
+
+
+def test_compare_published_records_sorted_by_qphh(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", *map(str, PUBLISHED), "--format", "md"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "300 |" in line]
+    assert [r.split(" | ")[1] for r in rows] == ["HP DL785", "Sun Fire X4600 M2", "IBM x3950 M2"]
+    assert "| 55,157.5 | 2.80 | 154,284 USD | 168 | 2009-07-06 |" in out
+
+
+def test_compare_sorted_by_price_performance(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", *map(str, PUBLISHED), "--sort", "price-performance"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("Sun Fire") < out.index("HP DL785") < out.index("IBM x3950")
+
+
+def test_compare_refuses_different_scale_factors(
+    run_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["compare", str(run_dir), str(PUBLISHED[0])]) == 1
+    err = capsys.readouterr().err
+    assert "not comparable: scale factors differ (1, 300)" in err
+    assert main(["compare", str(run_dir), str(PUBLISHED[0]), "--force", "-f", "md"]) == 0
+    captured = capsys.readouterr()
+    assert "NOT COMPARABLE: scale factors differ" in captured.out
+    assert "dbbench: warning: NOT COMPARABLE" in captured.err
+
+
+def test_compare_refuses_different_query_versions(
+    tmp_path: Path, run_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = make_result()
+    other.query_version = "3.0.1"
+    other.kit_version = "0.2.0"
+    other.write(tmp_path / "other" / "result.json")
+    assert main(["compare", str(run_dir), str(tmp_path / "other")]) == 1
+    assert "query versions differ (2.17.3, 3.0.1)" in capsys.readouterr().err
+
+
+def test_compare_local_runs_with_cost_sheet_and_ratios(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fast, slow = make_result(scale_factor=300, streams=6), make_result(scale_factor=300, streams=6)
+    for run in slow.runs:
+        for iv in run.intervals:
+            iv.seconds *= 2
+        run.throughput_end = run.throughput_start + 2 * (run.throughput_end - run.throughput_start)  # type: ignore[operator]
+    fast.write(tmp_path / "fast" / "result.json")
+    slow.write(tmp_path / "slow" / "result.json")
+    args = ["compare", str(tmp_path / "slow"), str(tmp_path / "fast"), "-c", str(X4600_SHEET)]
+    assert main([*args, "-f", "md"]) == 0
+    out = capsys.readouterr().out
+    assert "| Q14 | 4.8 (1.00x) | 2.4 (0.50x) |" in out
+    fast_row = next(line for line in out.splitlines() if line.startswith("| fast |"))
+    assert "| 2.00x | 2.00x |" in fast_row  # QphH and throughput relative to "slow"
+
+
+def test_reports_import_nothing_from_the_pipeline() -> None:
+    code = (
+        "import sys, reports.render, reports.render_compare, reports.loading, reports.schema\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('dbgen','queries','drivers'))\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

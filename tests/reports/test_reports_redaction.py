@@ -1,0 +1,45 @@
+"""No password from an engine URL (or anywhere else in a result) reaches any report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reports.model import BenchmarkResult
+from reports.redact import redact_text
+from reports.render import FORMATS, render, write_reports
+
+SECRET = "Sup3r-S3cret-pw"
+
+
+def _leaky(result: BenchmarkResult) -> BenchmarkResult:
+    url = f"postgresql://bench:{SECRET}@db.example:5432/tpch"
+    result.engine.url = url
+    result.engine.settings["conninfo"] = f"host=db.example user=bench password={SECRET}"
+    result.config = {"url": url, "db_password": SECRET, "streams": 2}
+    result.errors = [f"connection to {url} lost", f"FATAL: login with {SECRET} refused"]
+    result.runs[0].intervals[3].error = f"could not reconnect to {url}"
+    return result
+
+
+def test_no_format_contains_the_password(result: BenchmarkResult, tmp_path: Path) -> None:
+    leaky = _leaky(result)
+    for fmt in FORMATS:
+        text = render(leaky, fmt)
+        assert SECRET not in text, f"{fmt} report leaks the password"
+    for path in write_reports(leaky, tmp_path):
+        assert SECRET not in path.read_text(encoding="utf-8"), path.name
+    md = render(leaky, "md")
+    assert "postgresql://bench:***@db.example:5432/tpch" in md  # the rest of the URL stays
+
+
+def test_the_original_result_is_not_modified(result: BenchmarkResult) -> None:
+    leaky = _leaky(result)
+    render(leaky, "json")
+    assert SECRET in leaky.engine.url
+
+
+def test_redact_text_forms() -> None:
+    assert redact_text("mysql+pymysql://root:pw123@h/db") == "mysql+pymysql://root:***@h/db"
+    assert redact_text("host=h password=abc123 user=u") == "host=h password=*** user=u"
+    assert redact_text("duckdb:///x.db") == "duckdb:///x.db"
+    assert redact_text("said hunter22 twice", {"hunter22"}) == "said *** twice"
