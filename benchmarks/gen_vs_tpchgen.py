@@ -1,0 +1,158 @@
+"""``dbbench gen`` against ``tpchgen-cli`` (the Rust generator), side by side.
+
+Both write the same bytes (.tbl) or the same values (Parquet, Snappy, the defaults of both),
+so wall time is the only difference worth measuring. Runs alternate (dbbench, tpchgen,
+dbbench, ...) so that a busy neighbour on the machine hurts both alike; each run writes to
+the same scratch directory (same disk), whose output is removed before the next run; the
+best of ``--repeat`` runs is kept, with the spread shown.
+
+Then the peak resident memory of one ``dbbench gen`` process (the largest of the parent and
+its workers, read with ``getrusage(RUSAGE_CHILDREN)`` in a fresh child so that nothing else
+is counted) at two scale factors: it must not grow with SF, because every process holds
+one generator batch (and the parent one Parquet row group) at a time. By default the larger
+SF is SF10 restricted to ``--parts 4 --part 1``: 2.5 times the data of SF1 with SF10's keys
+and ranges, which a 2-core machine writes in a few minutes instead of a quarter of an hour.
+
+Run: ``python benchmarks/gen_vs_tpchgen.py [--sf 1] [--repeat 3] [--rss 1,10:4]``
+(``--rss 1,10`` measures all of SF10).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+DBBENCH = str(BIN / "dbbench")
+TPCHGEN = shutil.which("tpchgen-cli", path=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+
+#: Runs a command and prints the largest RSS (KiB) of any process in its tree: the ru_maxrss
+#: of RUSAGE_CHILDREN covers every descendant that has been waited for.
+_RSS_PROBE = (
+    "import resource, subprocess, sys\n"
+    "rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode\n"
+    "print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+)
+
+
+@dataclass
+class Timing:
+    label: str
+    seconds: list[float]
+    nbytes: int
+
+    @property
+    def best(self) -> float:
+        return min(self.seconds)
+
+    def line(self) -> str:
+        spread = (max(self.seconds) - self.best) / self.best * 100 if self.best else 0.0
+        rate = self.nbytes / 1e6 / self.best if self.best else 0.0
+        return (
+            f"  {self.label:<9} best {self.best:7.2f} s  of {len(self.seconds)} "
+            f"(spread {spread:4.0f} %)  {self.nbytes / 1e6:8.1f} MB  {rate:7.1f} MB/s"
+        )
+
+
+def _dir_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def _timed(cmd: list[str], out: Path) -> tuple[float, int]:
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seconds = time.perf_counter() - start
+    nbytes = _dir_bytes(out)
+    shutil.rmtree(out)
+    return seconds, nbytes
+
+
+def compare(fmt: str, sf: str, repeat: int, scratch: Path) -> tuple[Timing, Timing]:
+    """Alternate the two generators ``repeat`` times each; keep every wall time."""
+    assert TPCHGEN is not None
+    ours = Timing("dbbench", [], 0)
+    theirs = Timing("tpchgen", [], 0)
+    mine = [DBBENCH, "gen", "-s", sf, "--format", fmt, "-q", "-f", "-o", str(scratch / "d")]
+    peer = [TPCHGEN, *([] if fmt == "tbl" else [fmt]), "-s", sf, "--overwrite"]
+    peer += ["--no-progress", "-o", str(scratch / "t")]
+    for _ in range(repeat):
+        seconds, ours.nbytes = _timed(mine, scratch / "d")
+        ours.seconds.append(seconds)
+        seconds, theirs.nbytes = _timed(peer, scratch / "t")
+        theirs.seconds.append(seconds)
+    return ours, theirs
+
+
+def peak_rss_mib(sf: str, parts: int | None, scratch: Path) -> tuple[float, float]:
+    """(peak RSS of the largest process in MiB, wall seconds) of one ``dbbench gen``."""
+    out = scratch / "rss"
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [DBBENCH, "gen", "-s", sf, "-q", "-o", str(out)]
+    if parts:
+        cmd += ["--parts", str(parts), "--part", "1"]
+    start = time.perf_counter()
+    probe = subprocess.run(
+        [sys.executable, "-c", _RSS_PROBE, *cmd], check=True, capture_output=True, text=True
+    )
+    seconds = time.perf_counter() - start
+    shutil.rmtree(out, ignore_errors=True)
+    rc, kib = probe.stdout.split()
+    if rc != "0":
+        raise SystemExit(f"dbbench gen -s {sf} failed with exit code {rc}")
+    return int(kib) / 1024, seconds
+
+
+def _parse_rss(spec: str) -> list[tuple[str, int | None]]:
+    """``1,10:4`` -> [("1", None), ("10", 4)]: SF, and optionally part 1 of that many."""
+    runs: list[tuple[str, int | None]] = []
+    for item in spec.split(","):
+        sf, _, parts = item.partition(":")
+        runs.append((sf, int(parts) if parts else None))
+    return runs
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--sf", default="1", help="scale factor of the timed runs")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each tool per format")
+    parser.add_argument("--formats", default="tbl,parquet")
+    parser.add_argument("--rss", default="1,10:4", help="SF[:N] list for the memory check")
+    parser.add_argument("--scratch", type=Path, default=None, help="output disk (a temp dir)")
+    args = parser.parse_args()
+    if TPCHGEN is None:
+        print("tpchgen-cli not found: pip install tpchgen-cli", file=sys.stderr)
+        return 1
+    scratch = Path(tempfile.mkdtemp(prefix="dbbench-gen-bench-", dir=args.scratch))
+    version = subprocess.run([TPCHGEN, "--version"], capture_output=True, text=True).stdout
+    print(f"# gen_vs_tpchgen: SF {args.sf}, best of {args.repeat}, alternating runs")
+    print(f"# {platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(f"# peer: {version.strip()}; dbbench and the peer use all cores; scratch {scratch}")
+    try:
+        for fmt in args.formats.split(","):
+            ours, theirs = compare(fmt, args.sf, args.repeat, scratch)
+            print(f"{fmt}:")
+            print(ours.line())
+            print(theirs.line())
+            print(f"  ratio dbbench/tpchgen: {ours.best / theirs.best:.2f}x the time")
+        print("peak RSS of the largest dbbench process:")
+        for sf, parts in _parse_rss(args.rss):
+            mib, seconds = peak_rss_mib(sf, parts, scratch)
+            what = f"SF {sf}" + (f" --parts {parts} --part 1" if parts else " (all)")
+            print(f"  {what:<28} {mib:8.0f} MiB   ({seconds:.1f} s)")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
