@@ -21,7 +21,7 @@ from rich.table import Table
 from reports import formatting as fmt
 from reports.analysis import COLUMNS, RunSummary
 from reports.chart import render_svg
-from reports.costsheet import CostSheet
+from reports.costsheet import CostSheet, load_cost_sheet
 from reports.errors import ReportsError
 from reports.model import BenchmarkResult
 from reports.summary import Report, build_report
@@ -194,13 +194,15 @@ def render(
 
 
 def write_reports(
-    result: BenchmarkResult, out_dir: Path, cost_sheet: CostSheet | None = None
+    result: BenchmarkResult, out_dir: Path, cost_sheet: CostSheet | Path | None = None
 ) -> list[Path]:
     """Write report.md, report.html and summary.txt into ``out_dir``; return their paths.
 
     Called by ``dbbench run`` at the end of a run, and usable on any saved result.
+    ``cost_sheet`` may be a parsed sheet or the path of a TOML cost sheet.
     """
-    report = build_report(result, cost_sheet)
+    sheet = load_cost_sheet(cost_sheet) if isinstance(cost_sheet, Path) else cost_sheet
+    report = build_report(result, sheet)
     out_dir.mkdir(parents=True, exist_ok=True)
     outputs = {
         "report.md": render_markdown(report),

@@ -123,3 +123,11 @@ def test_reports_import_nothing_from_the_pipeline() -> None:
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_write_reports_takes_a_cost_sheet_path(tmp_path: Path) -> None:
+    from reports.render import write_reports
+
+    paths = write_reports(make_result(), tmp_path / "out", X4600_SHEET)
+    assert sorted(p.name for p in paths) == ["report.html", "report.md", "summary.txt"]
+    assert "154,284 USD" in (tmp_path / "out" / "report.md").read_text()
