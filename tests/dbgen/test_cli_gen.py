@@ -284,3 +284,22 @@ def test_ctrl_c_leaves_no_partial_file(tmp_path: Path) -> None:
     assert proc.returncode == 130, (stdout, stderr)
     assert stderr.splitlines() == ["dbbench: gen interrupted; unfinished files were removed"]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_byte_identical_to_tpchgen_cli(base: Path, tmp_path: Path) -> None:
+    """The reference-identical peer writes the same eight files at SF 0.01."""
+    peer = shutil.which("tpchgen-cli", path=str(Path(sys.executable).parent))
+    if peer is None:
+        pytest.skip("tpchgen-cli is not installed (pip install tpchgen-cli)")
+    done = subprocess.run(
+        [peer, "-s", SF, "--output-dir", str(tmp_path), "--no-progress"], capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+    for table in TABLES:
+        ours = (base / f"{table}.tbl").read_bytes()
+        theirs = (tmp_path / f"{table}.tbl").read_bytes()
+        if ours != theirs:
+            mine, peers = ours.splitlines(), theirs.splitlines()
+            pairs = enumerate(zip(mine, peers, strict=False))
+            row = next((i for i, (a, b) in pairs if a != b), min(len(mine), len(peers)))
+            pytest.fail(f"{table}.tbl differs from tpchgen-cli at row {row + 1}")
