@@ -85,3 +85,14 @@ def test_reasons_recorded_by_the_driver_are_kept(result: BenchmarkResult) -> Non
     result.compliance.reasons = ["the server restarted during run 2"]
     report = build_report(result)
     assert report.compliance.reasons == ["the server restarted during run 2"]
+
+
+def test_a_driver_reason_on_a_topic_checked_here_is_not_listed_twice(factory: Factory) -> None:
+    result = factory(scale_factor=0.01)
+    result.compliance.reasons = [
+        "scale factor 0.01 is not an official one (1, 10, ...)",
+        "the journal could not be synced",
+    ]
+    reasons = build_report(result).compliance.reasons
+    assert sum(r.startswith("scale factor") for r in reasons) == 1
+    assert "the journal could not be synced" in reasons
