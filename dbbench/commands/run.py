@@ -15,7 +15,7 @@ import math
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import Annotated
@@ -34,6 +34,7 @@ from drivers.sequencer import (
     prepare_run_dir,
     remove_if_empty,
 )
+from drivers.sequencer.config import check_options
 from reports.model import BenchmarkResult
 
 DUCKDB_FILE = "tpch.duckdb"
@@ -88,14 +89,23 @@ def _engine_url(engine: str, out_dir: Path) -> str:
     return engine
 
 
-def _sigterm_as_interrupt() -> None:
-    """``kill`` stops a run as cleanly as Ctrl-C (partial result, journal kept)."""
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """``kill`` stops a run as cleanly as Ctrl-C (partial result, journal kept); the previous
+    handler comes back afterwards (the CLI may run inside another program, e.g. tests)."""
 
     def handler(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
-    if hasattr(signal, "SIGTERM"):
-        signal.signal(signal.SIGTERM, handler)
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: signals cannot be handled here anyway
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _write_reports(result: BenchmarkResult, out_dir: Path, cost_sheet: Path | None) -> list[Path]:
@@ -139,6 +149,7 @@ def execute(
     """The shared path of the four commands."""
     if cost_sheet is not None and not cost_sheet.is_file():
         raise DbbenchError(f"cost sheet {cost_sheet} not found")
+    check_options(options)
     out_dir = _out_dir(out, engine, options.sf)
     created = prepare_run_dir(out_dir, force=force)
     try:
@@ -147,19 +158,20 @@ def execute(
         if created:
             remove_if_empty(out_dir)
         raise
-    _sigterm_as_interrupt()
     progress = Progress()
     try:
         url = _engine_url(engine, out_dir)
         bench = Benchmark(db, url, options, out_dir, command=command, progress=progress)
-        with show_progress(progress, sys.stderr):
+        with _sigterm_as_interrupt(), show_progress(progress, sys.stderr):
             try:
                 bench.execute(steps)
             except ConnectionLostError as exc:
                 _stopped(bench, cost_sheet, f"the connection to the engine was lost: {exc}")
             except KeyboardInterrupt:
                 _write_reports_quietly(bench, cost_sheet)
-                raise
+                typer.echo("dbbench: interrupted; everything measured so far was kept", err=True)
+                typer.echo(f"dbbench: partial result: {bench.result_path}", err=True)
+                raise typer.Exit(ExitCode.INTERRUPTED) from None
     finally:
         db.close()
     _outcome(bench, cost_sheet)

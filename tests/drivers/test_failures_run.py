@@ -1,0 +1,236 @@
+"""How a benchmark fails: each failure provoked for real, on a real engine.
+
+A query past ``--query-timeout`` (held up by a lock on PostgreSQL), a backend terminated with
+``pg_terminate_backend``, Ctrl-C (SIGINT to a subprocess), a journal that can no longer grow
+(a file-size limit, the portable stand-in for a full disk), an existing run directory, a
+bad scale factor or URL. Checked each time: the exit code, one clear line, the journal
+keeping everything measured, and a (partial) result file.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from dbbench.cli import main
+from dbbench.errors import ExitCode
+from drivers.journal import read_journal
+from drivers.sequencer import JOURNAL_FILE, RESULT_FILE
+from reports.model import BenchmarkResult
+
+SF = "0.01"
+
+
+@contextmanager
+def fresh_postgres(base_url: str) -> Iterator[str]:
+    name = f"dbbench_fail_{secrets.token_hex(4)}"
+    with psycopg.connect(base_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")  # type: ignore[arg-type]
+    try:
+        yield base_url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with psycopg.connect(base_url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def loaded_pg(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A PostgreSQL database loaded once at SF 0.01 for the tests of this module."""
+    with fresh_postgres(request.getfixturevalue("pg_base_url")) as url:
+        out = tmp_path_factory.mktemp("load") / "run"
+        assert main(["load", "-e", url, "-s", SF, "-o", str(out)]) == 0
+        yield url
+
+
+def spawn(*args: str, limit_file_bytes: int | None = None) -> subprocess.Popen[str]:
+    """``dbbench`` in a process of its own (signals and resource limits stay there)."""
+
+    def limits() -> None:
+        if limit_file_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit_file_bytes, limit_file_bytes))
+
+    env = {**os.environ, "DBBENCH_PROGRESS_INTERVAL": "3600"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "dbbench", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=limits,
+    )
+
+
+def wait_for_event(journal: Path, predicate: str, proc: subprocess.Popen[str]) -> None:
+    """Poll the journal until an event matching ``predicate`` (``event[:phase]``) appears."""
+    event, _, phase = predicate.partition(":")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"dbbench ended before {predicate}: {proc.communicate()}")
+        if journal.exists():
+            for e in read_journal(journal):
+                if e["event"] == event and (not phase or e.get("phase") == phase):
+                    return
+        time.sleep(0.005)
+    raise AssertionError(f"no {predicate} event in {journal}")
+
+
+@pytest.mark.postgresql
+def test_query_timeout_is_recorded_and_the_run_goes_on(loaded_pg: str, tmp_path: Path) -> None:
+    """Q2, Q5 and Q8 read REGION, which another session holds locked: they wait, time out,
+    are cancelled, and every other query and refresh function still runs."""
+    out = tmp_path / "run"
+    args = ["run", "-e", loaded_pg, "-s", SF, "-o", str(out), "--runs", "1"]
+    proc = spawn(*args, "--streams", "2", "--query-timeout", "1")
+    locker = psycopg.connect(loaded_pg)
+    try:
+        wait_for_event(out / JOURNAL_FILE, "phase_start:power", proc)
+        locker.execute("LOCK TABLE region IN ACCESS EXCLUSIVE MODE")
+        locked_at = time.time()
+        _, err = proc.communicate(timeout=300)
+    finally:
+        locker.rollback()
+        locker.close()
+    assert proc.returncode == ExitCode.INVALID_RUN, err
+    assert "the run is invalid" in err and "timeout" in err
+    result = BenchmarkResult.read(out / RESULT_FILE)
+    (run,) = result.runs
+    q8 = next(i for i in run.intervals if i.stream == 0 and i.query == 8)
+    assert q8.start > locked_at, "the lock came too late to hold up the power test's Q8"
+    timed_out = {(i.stream, i.query) for i in run.intervals if i.status == "timeout"}
+    assert {(0, 5), (0, 8), (1, 2), (1, 5), (1, 8), (2, 2), (2, 5), (2, 8)} <= timed_out
+    assert timed_out <= {(s, q) for s in (0, 1, 2) for q in (2, 5, 8)}
+    for i in run.intervals:
+        if i.status == "timeout":
+            assert 0.9 < i.seconds < 20 and "--query-timeout 1" in (i.error or "")
+        else:
+            assert i.status == "ok", i
+    assert len([i for i in run.intervals if i.kind == "query"]) == 22 * 3  # nothing skipped
+    assert len([i for i in run.intervals if i.kind != "query"]) == 6
+    assert result.status == "complete" and not result.compliance.compliant
+    assert any("Q8 timeout" in e for e in result.errors)
+
+
+@pytest.mark.postgresql
+def test_terminated_backend_stops_the_run_cleanly(loaded_pg: str, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    proc = spawn("run", "-e", loaded_pg, "-s", SF, "-o", str(out), "--streams", "2")
+    db = loaded_pg.rsplit("/", 1)[1]
+    wait_for_event(out / JOURNAL_FILE, "phase_start:throughput", proc)
+    with psycopg.connect(loaded_pg, autocommit=True) as admin:
+        while proc.poll() is None:  # every backend of the run's database, until it gives up
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = %s AND pid <> pg_backend_pid()",
+                (db,),
+            )
+            time.sleep(0.05)
+    _, err = proc.communicate()
+    assert proc.returncode == ExitCode.INVALID_RUN, err
+    assert "connection" in err and "Traceback" not in err
+    assert f"partial result: {out / RESULT_FILE}" in err
+    result = BenchmarkResult.read(out / RESULT_FILE)
+    assert result.status == "partial"
+    assert any("stopped early" in e for e in result.errors)
+    measured = [i for r in result.runs for i in r.intervals]
+    journaled = [e for e in read_journal(out / JOURNAL_FILE) if e["event"].endswith("_end")]
+    assert len([i for i in measured if i.phase == "power"]) == 24  # the power test completed
+    assert len(journaled) >= len(measured) > 24  # the journal kept everything measured
+
+
+def test_ctrl_c_keeps_what_was_measured(tmp_path: Path) -> None:
+    """SIGINT mid-throughput on SQLite (whose queries are slow enough to be caught)."""
+    out = tmp_path / "run"
+    url = f"sqlite:///{tmp_path / 'bench.sqlite'}"
+    proc = spawn("run", "-e", url, "-s", SF, "-o", str(out), "--streams", "2")
+    wait_for_event(out / JOURNAL_FILE, "phase_start:throughput", proc)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == ExitCode.INTERRUPTED, err
+    assert "interrupted" in err and "Traceback" not in err
+    result = BenchmarkResult.read(out / RESULT_FILE)
+    assert result.status == "partial"
+    assert any("interrupted (Ctrl-C)" in e for e in result.errors)
+    events = read_journal(out / JOURNAL_FILE)
+    assert any(e["event"] == "interrupted" for e in events)
+    assert events[-1]["event"] == "benchmark_end"
+    (run,) = result.runs
+    ended = [e for e in events if e["event"] == "query_end"]
+    assert len(ended) == len([i for i in run.intervals if i.kind == "query"]) >= 22
+    assert len([i for i in run.intervals if i.phase == "throughput" and i.status == "ok"]) < 44
+
+
+@pytest.mark.postgresql
+def test_a_journal_that_cannot_grow_stops_the_run(loaded_pg: str, tmp_path: Path) -> None:
+    """RLIMIT_FSIZE makes the journal's writes fail as a full disk would (EFBIG for ENOSPC);
+    the database lives on the server, so only the run directory is limited."""
+    out = tmp_path / "run"
+    proc = spawn("run", "-e", loaded_pg, "-s", SF, "-o", str(out), limit_file_bytes=60_000)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == ExitCode.USER_ERROR, err
+    assert err.startswith("dbbench: error: File too large"), err
+    assert "Traceback" not in err
+    events = read_journal(out / JOURNAL_FILE)  # every complete line still parses
+    assert any(e["event"] == "query_end" for e in events)
+
+
+def test_existing_run_directory_needs_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / RESULT_FILE).write_text("keep me")
+    code = main(["run", "-s", SF, "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == ExitCode.USER_ERROR
+    assert err == f"dbbench: error: run directory {out} already exists; use --force to replace it\n"
+    assert (out / RESULT_FILE).read_text() == "keep me"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-s", "abc"], "scale factor must be a number, got 'abc'"),
+        (["-s", "0"], "scale factor must be a positive finite number, got '0'"),
+        (["-s", "-1"], "scale factor must be a positive finite number, got '-1'"),
+        (["-s", "inf"], "scale factor must be a positive finite number, got 'inf'"),
+        (["-s", "0.01", "--streams", "0"], "--streams must be at least 1"),
+        (["-s", "0.01", "--query-timeout", "-2"], "--query-timeout must be positive"),
+        (["-e", "not a url"], "not an engine URL"),
+        (["-e", "postgresql://bench:hunter2@127.0.0.1:1/nodb"], "127.0.0.1"),
+    ],
+)
+def test_bad_input_is_one_line_and_leaves_nothing(
+    args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    code = main(["run", "-o", str(out), *args])
+    err = capsys.readouterr().err
+    assert code == ExitCode.USER_ERROR, err
+    assert err.startswith("dbbench: error: ") and err.count("\n") == 1, err
+    assert message in err
+    assert "hunter2" not in err
+    assert not out.exists()
+
+
+def test_sigterm_handler_is_restored_after_a_command(tmp_path: Path) -> None:
+    before = signal.getsignal(signal.SIGTERM)
+    threads = threading.active_count()
+    assert main(["load", "-s", SF, "-o", str(tmp_path / "run")]) == 0
+    assert signal.getsignal(signal.SIGTERM) == before
+    assert threading.active_count() == threads  # no watchdog or progress thread left behind
