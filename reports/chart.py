@@ -49,6 +49,58 @@ def _label(value: float) -> str:
     return format(value, ",.6g")
 
 
+@dataclass(frozen=True)
+class _Frame:
+    """Plot geometry: maps seconds to a y coordinate."""
+
+    axis: Axis
+    width: int = 900
+    height: int = 360
+    left: int = 60
+    bottom: int = 40
+    top_pad: int = 30
+
+    @property
+    def plot_h(self) -> float:
+        return self.height - self.bottom - self.top_pad
+
+    @property
+    def right(self) -> int:
+        return self.width - 20
+
+    def y(self, v: float) -> float:
+        return self.top_pad + self.plot_h * (1 - v / self.axis.top)
+
+    def hline(self, v: float, cls: str) -> str:
+        return (
+            f'<line x1="{self.left}" x2="{self.right}" y1="{self.y(v):.1f}" '
+            f'y2="{self.y(v):.1f}" class="{cls}"/>'
+        )
+
+
+def _bars(
+    f: _Frame, columns: Sequence[str], power: dict[str, float], throughput: dict[str, float]
+) -> list[str]:
+    """A white (power) and a black (throughput mean) bar per column, and the column label."""
+    band = (f.right - f.left) / len(columns)
+    bar = band * 0.36
+    out = []
+    for i, col in enumerate(columns):
+        x0 = f.left + i * band + band * 0.14
+        for value, cls, dx in ((power.get(col), "pw", 0.0), (throughput.get(col), "tp", bar)):
+            if value is not None:
+                out.append(
+                    f'<rect x="{x0 + dx:.1f}" y="{f.y(value):.1f}" width="{bar:.1f}" '
+                    f'height="{f.plot_h + f.top_pad - f.y(value):.1f}" class="{cls}">'
+                    f"<title>{escape(col)}: {value:.1f} s</title></rect>"
+                )
+        out.append(
+            f'<text x="{x0 + bar:.1f}" y="{f.height - f.bottom + 16}" text-anchor="middle" '
+            f'class="cat">{escape(col)}</text>'
+        )
+    return out
+
+
 def render_svg(
     columns: Sequence[str],
     power: dict[str, float],
@@ -61,48 +113,24 @@ def render_svg(
     values = [*power.values(), *throughput.values()]
     if not values:
         return ""
-    axis = value_axis(max(values))
-    width, height, left, bottom, top_pad = 900, 360, 60, 40, 30
-    plot_w, plot_h = width - left - 20, height - bottom - top_pad
-    band = plot_w / len(columns)
-    bar = band * 0.36
-
-    def y(v: float) -> float:
-        return top_pad + plot_h * (1 - v / axis.top)
-
+    f = _Frame(value_axis(max(values)))
     out = [
-        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
+        f'<svg class="chart" viewBox="0 0 {f.width} {f.height}" role="img" '
         f'aria-label="{escape(title or "query times")}" width="100%">'
     ]
-    for tick in axis.ticks:
+    for tick in f.axis.ticks:
         out.append(
-            f'<line x1="{left}" x2="{width - 20}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" '
-            f'class="grid"/><text x="{left - 6}" y="{y(tick) + 4:.1f}" '
+            f.hline(tick, "grid") + f'<text x="{f.left - 6}" y="{f.y(tick) + 4:.1f}" '
             f'text-anchor="end" class="tick">{_label(tick)}</text>'
         )
-    for i, col in enumerate(columns):
-        x0 = left + i * band + band * 0.14
-        for value, cls, dx in ((power.get(col), "pw", 0.0), (throughput.get(col), "tp", bar)):
-            if value is not None:
-                out.append(
-                    f'<rect x="{x0 + dx:.1f}" y="{y(value):.1f}" width="{bar:.1f}" '
-                    f'height="{plot_h + top_pad - y(value):.1f}" class="{cls}">'
-                    f"<title>{escape(col)}: {value:.1f} s</title></rect>"
-                )
-        out.append(
-            f'<text x="{x0 + bar:.1f}" y="{height - bottom + 16}" text-anchor="middle" '
-            f'class="cat">{escape(col)}</text>'
-        )
+    out += _bars(f, columns, power, throughput)
     for value, cls in ((power_geomean, "gm"), (throughput_mean, "am")):
         if value is not None:
-            out.append(
-                f'<line x1="{left}" x2="{width - 20}" y1="{y(value):.1f}" '
-                f'y2="{y(value):.1f}" class="{cls}"/>'
-            )
+            out.append(f.hline(value, cls))
+    mid = f.top_pad + f.plot_h / 2
     out.append(
-        f'<line x1="{left}" x2="{left}" y1="{top_pad}" y2="{top_pad + plot_h}" class="axis"/>'
-        f'<text x="14" y="{top_pad + plot_h / 2:.0f}" class="tick" '
-        f'transform="rotate(-90 14 {top_pad + plot_h / 2:.0f})" text-anchor="middle">'
-        "seconds</text></svg>"
+        f'<line x1="{f.left}" x2="{f.left}" y1="{f.top_pad}" y2="{f.top_pad + f.plot_h}" '
+        f'class="axis"/><text x="14" y="{mid:.0f}" class="tick" '
+        f'transform="rotate(-90 14 {mid:.0f})" text-anchor="middle">seconds</text></svg>'
     )
     return "".join(out)
