@@ -438,7 +438,10 @@ def generate(options: GenOptions, progress: ProgressSink | None = None) -> Summa
     token = f"{os.getpid()}-{secrets.token_hex(3)}"
     files = plan(options, token)
     _prepare_out_dir(options.out_dir, files, options.force)
-    segments = [s for f in files for s in f.segments]
+    # Biggest files first: their many segments spread over the processes while the small
+    # files fill the gaps at the end, and a Parquet file's serial encoding starts early.
+    by_size = sorted(files, key=lambda f: -f.expected_rows * _ROW_BYTES[f.table])
+    segments = [s for f in by_size for s in f.segments]
     jobs = min(resolve_jobs(options.jobs), len(segments))
     assembler = _Assembler(files, sink)
     begin = time.perf_counter()
