@@ -1,8 +1,7 @@
-"""The few ``dists.dss`` lists qgen picks from (tpch.md §5.3), and the weighted pick.
+"""The few ``dists.dss`` lists qgen picks from (tpch.md §5.3), and qgen's weighted pick.
 
-A private copy: ``queries`` must not depend on the data generator. All lists qgen uses have
-weight 1 per entry except ``Q13a``/``Q13b`` (equal weights, so the pick is the same as with
-weight 1 scaled: the draw range differs, which is why the real totals are kept).
+A private copy, because ``queries`` must not depend on the data generator. Weights are kept
+as dists.dss has them, since a pick draws U(1, total weight) and maps it by cumulative weight.
 """
 
 from __future__ import annotations

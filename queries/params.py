@@ -187,10 +187,6 @@ def _q22(s: Stream) -> list[str]:
     return [str(10 + c) for c in codes[:7]]
 
 
-def _one(name_dist_pick: Callable[[Stream], str]) -> Callable[[Stream], list[str]]:
-    return lambda s: [name_dist_pick(s)]
-
-
 #: One drawing function per query; the SF-dependent Q11 fraction is added afterwards.
 _DRAW: dict[int, Callable[[Stream], list[str]]] = {
     1: lambda s: [str(s.unif_int(60, 120))],
@@ -201,9 +197,9 @@ _DRAW: dict[int, Callable[[Stream], list[str]]] = {
     6: _q6,
     7: lambda s: _distinct_pair(lambda: NATIONS2.pick(s), NATIONS2.entries),
     8: _q8,
-    9: _one(lambda s: COLORS.entries[COLORS.pick(s)]),
+    9: lambda s: [COLORS.entries[COLORS.pick(s)]],
     10: lambda s: [_ymd(s.unif_int(1, 24))],
-    11: _one(lambda s: NATIONS2.entries[NATIONS2.pick(s)]),
+    11: lambda s: [NATIONS2.entries[NATIONS2.pick(s)]],
     12: _q12,
     13: lambda s: [Q13A.entries[Q13A.pick(s)], Q13B.entries[Q13B.pick(s)]],
     14: lambda s: [_ymd(s.unif_int(0, 59))],
@@ -213,7 +209,7 @@ _DRAW: dict[int, Callable[[Stream], list[str]]] = {
     18: lambda s: [str(s.unif_int(312, 315))],
     19: _q19,
     20: _q20,
-    21: _one(lambda s: NATIONS2.entries[NATIONS2.pick(s)]),
+    21: lambda s: [NATIONS2.entries[NATIONS2.pick(s)]],
     22: _q22,
 }
 
