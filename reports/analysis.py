@@ -50,6 +50,8 @@ class StreamRow:
     cells: dict[str, float | None]  # column -> reported seconds; None = failed or missing
     start: float | None = None
     end: float | None = None
+    rf_start: float | None = None  # the refresh functions timed in this row (RF1 start)
+    rf_end: float | None = None  # (RF2 end)
 
     @property
     def seconds(self) -> float | None:
@@ -103,10 +105,16 @@ def _row(stream: int, seed: int | None, ivs: list[Interval]) -> StreamRow:
     cells: dict[str, float | None] = {}
     for iv in ivs:
         cells[column_of(iv)] = metrics.reported_interval(iv.seconds) if iv.status == "ok" else None
-    starts = [iv.start for iv in ivs if iv.kind == "query"]
-    ends = [iv.end for iv in ivs if iv.kind == "query"]
+    queries = [iv for iv in ivs if iv.kind == "query"]
+    refresh = [iv for iv in ivs if iv.kind != "query"]
     return StreamRow(
-        stream, seed, cells, min(starts) if starts else None, max(ends) if ends else None
+        stream,
+        seed,
+        cells,
+        min((iv.start for iv in queries), default=None),
+        max((iv.end for iv in queries), default=None),
+        min((iv.start for iv in refresh), default=None),
+        max((iv.end for iv in refresh), default=None),
     )
 
 

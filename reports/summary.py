@@ -70,7 +70,7 @@ def _reported(runs: list[RunSummary]) -> tuple[RunSummary | None, str]:
     lower = min(runs, key=lambda r: r.qphh or 0.0)
     if len(runs) == 1:
         return lower, "only one run: the spec reports the lower of two"
-    return lower, f"the lower of {len(runs)} runs (run {lower.number})"
+    return lower, f"the lower of {len(runs)} runs: run {lower.number}"
 
 
 def _processors(result: BenchmarkResult) -> str:

@@ -131,3 +131,12 @@ def test_write_reports_takes_a_cost_sheet_path(tmp_path: Path) -> None:
     paths = write_reports(make_result(), tmp_path / "out", X4600_SHEET)
     assert sorted(p.name for p in paths) == ["report.html", "report.md", "summary.txt"]
     assert "154,284 USD" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_compare_html_is_self_contained(tmp_path: Path) -> None:
+    out = tmp_path / "landscape.html"
+    assert main(["compare", *map(str, PUBLISHED), "-f", "html", "-o", str(out)]) == 0
+    html = out.read_text()
+    assert html.count("<tr><td>") == 3 and "Sun Fire X4600 M2" in html
+    for needle in ("<script", "<link", "src=", "href=", "url(", "http://", "https://"):
+        assert needle not in html.lower()
