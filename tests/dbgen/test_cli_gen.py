@@ -303,3 +303,27 @@ def test_byte_identical_to_tpchgen_cli(base: Path, tmp_path: Path) -> None:
             pairs = enumerate(zip(mine, peers, strict=False))
             row = next((i for i, (a, b) in pairs if a != b), min(len(mine), len(peers)))
             pytest.fail(f"{table}.tbl differs from tpchgen-cli at row {row + 1}")
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def test_a_killed_worker_is_one_line_and_no_partial_file(tmp_path: Path) -> None:
+    """A worker killed from outside (the OOM killer, say) fails the run cleanly."""
+    proc = subprocess.Popen(
+        [DBBENCH, "gen", "-s", "0.1", "-o", str(tmp_path), "-T", "L", "-j", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not leftovers(tmp_path) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    workers = _children(proc.pid)
+    assert workers and proc.poll() is None, "no worker to kill"
+    os.kill(workers[0], signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=60)
+    one_error_line(subprocess.CompletedProcess([], proc.returncode, stdout, stderr), 1, "died")
+    assert list(tmp_path.iterdir()) == []
