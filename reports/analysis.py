@@ -90,7 +90,7 @@ class RunSummary:
 def _failure(run: RunResult, iv: Interval) -> str:
     what = f"Q{iv.query}" if iv.kind == "query" else iv.kind.upper()
     detail = f": {iv.error}" if iv.error else ""
-    return f"run {run.number}: {what} of the {phase_label(iv)} {iv.status}{detail}"
+    return f"run {run.number}: {what} of the {phase_label(iv)} failed ({iv.status}){detail}"
 
 
 def _group(intervals: list[Interval]) -> dict[tuple[str, int], list[Interval]]:

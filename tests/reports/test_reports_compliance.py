@@ -43,7 +43,9 @@ def test_a_failed_query_is_never_dropped_from_a_metric(result: BenchmarkResult) 
     first = report.runs[0]
     assert first.power is None and first.qphh is None
     assert first.throughput is not None
-    assert "run 1: Q9 of the power test error: division by zero" in report.compliance.reasons
+    assert (
+        "run 1: Q9 of the power test failed (error): division by zero" in report.compliance.reasons
+    )
     assert report.headline.qphh is None
     assert "not computed" in report.headline.qphh_note
     md = render(result, "md")
@@ -96,3 +98,27 @@ def test_a_driver_reason_on_a_topic_checked_here_is_not_listed_twice(factory: Fa
     reasons = build_report(result).compliance.reasons
     assert sum(r.startswith("scale factor") for r in reasons) == 1
     assert "the journal could not be synced" in reasons
+
+
+def test_a_partial_result_still_renders_every_format(result: BenchmarkResult) -> None:
+    """An interrupted run: run 1 stopped after the power test, no run 2."""
+    first = result.runs[0]
+    first.intervals = [iv for iv in first.intervals if iv.phase == "power"]
+    first.throughput_start = first.throughput_end = None
+    result.runs = [first]
+    result.status = "partial"
+    report = build_report(result)
+    assert report.runs[0].power == 1921.9
+    assert report.runs[0].throughput is None and report.headline.qphh is None
+    assert "the benchmark is partial, not complete" in report.compliance.reasons
+    for fmt in ("text", "md", "html", "json"):
+        assert "1,921.9" in render(result, fmt) or "1921.9" in render(result, fmt)
+
+
+def test_an_empty_result_renders(result: BenchmarkResult) -> None:
+    result.runs, result.load, result.validation = [], None, []
+    result.status = "failed"
+    for fmt in ("text", "md", "html", "json"):
+        assert "n/a" in render(result, fmt) or '"qphh": null' in render(result, fmt)
+    reasons = build_report(result).compliance.reasons
+    assert "no load test was recorded" in reasons
