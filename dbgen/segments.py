@@ -90,7 +90,8 @@ def _encode_text(segment: Segment, batch: pa.RecordBatch, first: bool) -> bytes:
     if segment.encoding == "csv":
         return csv_format.format_csv(batch, header=segment.header and first)
     if source.kind == "delete":
-        return bytes(tbl_format.format_delete_keys(batch.column(0)))
+        data = bytes(tbl_format.format_delete_keys(batch.column(0)))
+        return data if segment.trailing_separator else data.replace(b"|\n", b"\n")
     return bytes(
         tbl_format.format_tbl(batch, source.table, trailing_separator=segment.trailing_separator)
     )

@@ -181,6 +181,11 @@ def test_update_sets_alone(base: Path, tmp_path: Path) -> None:
         assert [k - 8 for k in inserted] == _keys(tmp_path / f"delete.{n}")
         assert set(_keys(tmp_path / f"lineitem.tbl.u{n}")) == set(inserted)
     assert _keys(tmp_path / "orders.tbl.u1")[0] == 9  # tpch.md §9: update set 1 starts at 9
+    bare = gen("-s", SF, "-o", tmp_path / "bare", "-U", "1", "--no-trailing-separator")
+    assert bare.returncode == 0, bare.stderr
+    for name in ("orders.tbl.u1", "lineitem.tbl.u1", "delete.1"):
+        want = (tmp_path / name).read_bytes().replace(b"|\n", b"\n")
+        assert (tmp_path / "bare" / name).read_bytes() == want, name
 
 
 @pytest.mark.parametrize(
