@@ -17,7 +17,9 @@ from rich.table import Table
 
 from dbbench.commands.run import parse_sf
 from dbbench.errors import DbbenchError, ExitCode
+from dbgen.schema import TABLES
 from drivers.engine import STATE_NEXT_UPDATE_SET, Engine, QueryOutput, Session
+from drivers.errors import DriversError
 from drivers.loader import check_loaded, load_database
 from drivers.registry import open_engine
 from drivers.url import parse_url, redact
@@ -58,8 +60,27 @@ def run_defaults(engine: Engine, sf: float) -> dict[int, QueryOutput | str]:
     return results
 
 
+def _has_rows(engine: Engine) -> bool:
+    """Whether any TPC-H table exists with data (a load would drop it)."""
+    session = engine.session()
+    try:
+        for table in TABLES:
+            try:
+                if session.query(f"select count(*) from {table}").rows[0][0]:
+                    return True
+            except DriversError:  # no such table
+                continue
+        return False
+    finally:
+        session.close()
+
+
 def prepare(engine: Engine, sf: float, *, reload: bool, label: str) -> None:
     """Load an empty (or ``reload``) database; refuse one at another SF or after refreshes."""
+    if not reload and not engine.read_state() and _has_rows(engine):
+        raise DbbenchError(
+            f"{label} holds TPC-H tables that dbbench did not load; --reload replaces them"
+        )
     if reload or not engine.read_state():
         typer.echo(f"loading SF {sf:g} into {label} ...", err=True)
         load_database(engine, sf)

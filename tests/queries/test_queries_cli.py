@@ -123,3 +123,19 @@ def test_validate_refuses_wrong_scale_factor(
 def test_validate_official_sf1(duckdb_sf1_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", "-e", f"duckdb:///{duckdb_sf1_path}", "-s", "1"]) == 0
     assert "all 22 queries pass" in capsys.readouterr().out
+
+
+def test_validate_never_drops_tables_it_did_not_load(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    db = tmp_path / "theirs.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("create table region (r_regionkey int, r_name text, r_comment text)")
+        conn.execute("insert into region values (0, 'MINE', 'keep me')")
+    args = ["validate", "-e", f"sqlite:///{db}", "-s", "0.01", "--against", f"sqlite:///{db}"]
+    assert main(args) == 1
+    assert "holds TPC-H tables that dbbench did not load" in capsys.readouterr().err
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("select r_name from region").fetchall() == [("MINE",)]
