@@ -358,11 +358,12 @@ def _run_parallel(
 ) -> None:
     """Segments over ``jobs`` forked processes; the parent drains progress and assembles.
 
-    Fork (not spawn) so that workers start at once with the modules already imported; the
-    pool forks all its workers at the first submit, before ``started`` may start a progress
-    thread, so no thread is ever forked.
+    Fork (not spawn, where the platform has it) so that workers start at once with the
+    modules already imported; the pool forks all its workers at the first submit, before
+    ``started`` may start a progress thread, so no thread is ever forked.
     """
-    ctx = multiprocessing.get_context("fork")
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
     queue = ctx.Queue()
     pool = ProcessPoolExecutor(jobs, ctx, initializer=init_worker, initargs=(queue,))
     try:
