@@ -72,11 +72,13 @@ def check_sf(sf: object) -> float:
 
 
 def check_seed(seed: object) -> int:
-    """A seed is an integer in 0..MAX_SEED (use :func:`qgen_seed` for qgen's -r parsing)."""
+    """A seed is an integer in 1..MAX_SEED (use :func:`qgen_seed` for qgen's -r parsing)."""
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise QueriesError(f"seed must be a non-negative integer, not {seed!r}")
     if not 0 <= seed <= MAX_SEED:
-        raise QueriesError(f"seed must be an integer from 0 to {MAX_SEED}, not {seed}")
+        raise QueriesError(f"seed must be an integer from 1 to {MAX_SEED}, not {seed}")
+    if seed % MODULUS == 0:  # Park–Miller stays at 0: every draw is equal, Q7 never ends
+        raise QueriesError(f"seed {seed} is 0 mod 2147483647: every draw is equal and qgen hangs")
     return seed
 
 

@@ -132,7 +132,7 @@ def test_qgen_seed_parsing() -> None:
     assert qgen_seed("-5") == 2147483642
 
 
-@pytest.mark.parametrize("seed", [-1, "12", 1.5, True, 2**62])
+@pytest.mark.parametrize("seed", [-1, 0, 2147483647, 2 * 2147483647, "12", 1.5, True, 2**62])
 def test_bad_seed(seed: object) -> None:
     with pytest.raises(QueriesError):
         stream_parameters(seed, 1)  # type: ignore[arg-type]
