@@ -10,7 +10,6 @@ writes its own result file.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import math
 import signal
 import sys
@@ -35,7 +34,9 @@ from drivers.sequencer import (
     remove_if_empty,
 )
 from drivers.sequencer.config import check_options
+from reports.costsheet import CostSheet, load_cost_sheet
 from reports.model import BenchmarkResult
+from reports.render import write_reports
 
 DUCKDB_FILE = "tpch.duckdb"
 
@@ -61,7 +62,9 @@ Streams = Annotated[
 ]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="Generator processes for the load.")]
 Runs = Annotated[int, typer.Option("--runs", help="Performance runs (the spec requires 2).")]
-CostSheet = Annotated[Path | None, typer.Option("--cost-sheet", help="TOML cost sheet for $/QphH.")]
+CostSheetOpt = Annotated[
+    Path | None, typer.Option("--cost-sheet", help="TOML cost sheet for $/QphH.")
+]
 Reload = Annotated[bool, typer.Option("--reload", help="Load even if the database is loaded.")]
 
 
@@ -108,20 +111,13 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _write_reports(result: BenchmarkResult, out_dir: Path, cost_sheet: Path | None) -> list[Path]:
-    """The reports package's renderers, when it provides them."""
-    try:
-        render = importlib.import_module("reports.render")
-    except ImportError:
-        return []
-    write = getattr(render, "write_reports", None)
-    if not callable(write):
-        return []
-    paths = write(result, out_dir, cost_sheet=cost_sheet)
-    return [Path(p) for p in paths]
+def _write_reports(
+    result: BenchmarkResult, out_dir: Path, cost_sheet: CostSheet | None
+) -> list[Path]:
+    return write_reports(result, out_dir, cost_sheet=cost_sheet)
 
 
-def _outcome(bench: Benchmark, cost_sheet: Path | None) -> None:
+def _outcome(bench: Benchmark, cost_sheet: CostSheet | None) -> None:
     """Write the reports, print where everything is, and exit with the right code."""
     result = bench.result
     reports = _write_reports(result, bench.out_dir, cost_sheet)
@@ -147,44 +143,43 @@ def execute(
     cost_sheet: Path | None = None,
 ) -> None:
     """The shared path of the four commands."""
-    if cost_sheet is not None and not cost_sheet.is_file():
-        raise DbbenchError(f"cost sheet {cost_sheet} not found")
+    sheet = load_cost_sheet(cost_sheet) if cost_sheet is not None else None  # fail fast
     check_options(options)
     out_dir = _out_dir(out, engine, options.sf)
     created = prepare_run_dir(out_dir, force=force)
+    url = _engine_url(engine, out_dir)
     try:
-        db = open_engine(_engine_url(engine, out_dir))
+        db = open_engine(url)
     except BaseException:
         if created:
             remove_if_empty(out_dir)
         raise
     progress = Progress()
     try:
-        url = _engine_url(engine, out_dir)
         bench = Benchmark(db, url, options, out_dir, command=command, progress=progress)
         with _sigterm_as_interrupt(), show_progress(progress, sys.stderr):
             try:
                 bench.execute(steps)
             except ConnectionLostError as exc:
-                _stopped(bench, cost_sheet, f"the connection to the engine was lost: {exc}")
+                _stopped(bench, sheet, f"the connection to the engine was lost: {exc}")
             except KeyboardInterrupt:
-                _write_reports_quietly(bench, cost_sheet)
+                _write_reports_quietly(bench, sheet)
                 typer.echo("dbbench: interrupted; everything measured so far was kept", err=True)
                 typer.echo(f"dbbench: partial result: {bench.result_path}", err=True)
                 raise typer.Exit(ExitCode.INTERRUPTED) from None
     finally:
         db.close()
-    _outcome(bench, cost_sheet)
+    _outcome(bench, sheet)
 
 
-def _stopped(bench: Benchmark, cost_sheet: Path | None, why: str) -> None:
+def _stopped(bench: Benchmark, cost_sheet: CostSheet | None, why: str) -> None:
     _write_reports_quietly(bench, cost_sheet)
     typer.echo(f"dbbench: {why}", err=True)
     typer.echo(f"dbbench: partial result: {bench.result_path}", err=True)
     raise typer.Exit(ExitCode.INVALID_RUN)
 
 
-def _write_reports_quietly(bench: Benchmark, cost_sheet: Path | None) -> None:
+def _write_reports_quietly(bench: Benchmark, cost_sheet: CostSheet | None) -> None:
     # a partial result may not be reportable; the result file is there either way
     with contextlib.suppress(Exception):
         _write_reports(bench.result, bench.out_dir, cost_sheet)
@@ -218,7 +213,7 @@ def run(
     seed: Seed = None,
     query_timeout: Timeout = None,
     runs: Runs = 2,
-    cost_sheet: CostSheet = None,
+    cost_sheet: CostSheetOpt = None,
     reload: Reload = False,
     jobs: Jobs = None,
 ) -> None:

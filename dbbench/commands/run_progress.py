@@ -12,9 +12,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 
 from drivers.sequencer import Progress, ProgressSnapshot
 
@@ -46,14 +47,15 @@ def describe(snap: ProgressSnapshot) -> str:
     return " | ".join(parts)
 
 
-def _table(progress: Progress) -> Table:
+def _table(progress: Progress) -> Group:
+    """The summary line, then one row per stream of the current phase."""
     snap = progress.snapshot()
-    table = Table(title=describe(snap), title_justify="left", show_edge=False)
+    table = Table(show_edge=False)
     table.add_column("stream", justify="right")
     table.add_column("queries done", justify="right")
     for stream, done in sorted(snap.positions.items()):
         table.add_row(str(stream), f"{done}/22")
-    return table
+    return Group(Text(describe(snap)), table)
 
 
 def _plain(progress: Progress, out: TextIO, stop: threading.Event) -> None:
