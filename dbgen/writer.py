@@ -56,6 +56,9 @@ FORMATS: tuple[Format, ...] = ("tbl", "csv", "parquet")
 #: Aim for segments of about this much .tbl output: small enough to balance two to many
 #: cores, large enough that per-segment costs (stream skip-ahead, a temp file) do not show.
 SEGMENT_BYTES = 32 * 1024 * 1024
+#: At most this many segments per file, so that planning SF 100000 stays small; a segment
+#: is still streamed batch by batch, so only its duration grows, not memory.
+MAX_SEGMENTS = 4096
 
 #: Average .tbl row length per table (spec Table 3 and measured SF1 files): only used to
 #: size segments and the progress estimate, never for correctness.
@@ -222,7 +225,7 @@ def _cut(out: OutputFile, index: int, options: GenOptions, token: str) -> None:
     count = 1
     if source.kind == "table" and out.table not in ("nation", "region"):
         estimate = out.expected_rows * _ROW_BYTES[out.table]
-        wanted = math.ceil(estimate / max(1, options.segment_bytes))
+        wanted = min(MAX_SEGMENTS, math.ceil(estimate / max(1, options.segment_bytes)))
         base = _base_rows(out.table, options.sf)
         count = split_count(base, source.part, source.parts, wanted)
     encoding: Encoding = out.fmt
