@@ -44,11 +44,11 @@ def _selection(queries: list[int], stream: int | None) -> list[int]:
 
 def qgen(
     queries: Annotated[
-        list[int] | None, typer.Argument(help="Query numbers [default: all 22].")
+        list[int] | None, typer.Argument(help="Query numbers (default: all 22).")
     ] = None,
     seed: Annotated[
         str | None,
-        typer.Option("-r", "--seed", help="Seed, as qgen -r [default: now as mmddhhmmss]."),
+        typer.Option("-r", "--seed", help="Seed, as qgen -r (default: now as mmddhhmmss)."),
     ] = None,
     stream: Annotated[
         int | None,
