@@ -181,6 +181,21 @@ def _row_mismatch(
     return None
 
 
+def _runs(query: int, rows: Sequence[Sequence[Any]]) -> list[range]:
+    """Positions of the rows grouped into runs whose ORDER BY keys tie."""
+    classes, keys = column_classes(query), ORDER_KEYS[query]
+    runs: list[range] = []
+    start = 0
+    while start < len(rows):
+        key = _tie_key(classes, keys, rows[start])
+        end = start + 1
+        while end < len(rows) and _tie_key(classes, keys, rows[end]) == key:
+            end += 1
+        runs.append(range(start, end))
+        start = end
+    return runs
+
+
 def _compare(
     query: int,
     names: Sequence[str],
@@ -188,39 +203,26 @@ def _compare(
     got: Sequence[Sequence[Any]],
 ) -> QueryVerdict:
     """Compare in order; rows inside one run of tied ORDER BY keys may be permuted."""
-    classes = column_classes(query)
-    keys = ORDER_KEYS[query]
-    verdict = QueryVerdict(query, True, len(expected), len(got))
-    start = 0
-    while start < min(len(expected), len(got)):
-        key = _tie_key(classes, keys, expected[start])
-        end = start + 1
-        while end < len(expected) and _tie_key(classes, keys, expected[end]) == key:
-            end += 1
-        unused = list(range(start, end))
-        for position in range(start, min(end, len(got))):
+
+    def failed(position: int, reason: str) -> QueryVerdict:
+        return QueryVerdict(query, False, len(expected), len(got), f"row {position + 1}: {reason}")
+
+    for run in _runs(query, expected):
+        unused = list(run)
+        for position in (p for p in run if p < len(got)):
             match = next(
-                (
-                    j
-                    for j in unused
-                    if _row_mismatch(query, names, expected[j], got[position]) is None
-                ),
+                (j for j in unused if not _row_mismatch(query, names, expected[j], got[position])),
                 None,
             )
             if match is None:
                 reason = _row_mismatch(query, names, expected[position], got[position])
-                return QueryVerdict(
-                    query, False, len(expected), len(got), f"row {position + 1}: {reason}"
-                )
+                return failed(position, reason or "repeats a row already matched")
             unused.remove(match)
-        start = end
     if len(expected) != len(got):
-        first = min(len(expected), len(got)) + 1
-        return QueryVerdict(
-            query, False, len(expected), len(got),
-            f"row {first}: expected {len(expected)} rows, got {len(got)}",
-        )  # fmt: skip
-    return verdict
+        return failed(
+            min(len(expected), len(got)), f"expected {len(expected)} rows, got {len(got)}"
+        )
+    return QueryVerdict(query, True, len(expected), len(got))
 
 
 def compare_answer(query: int, got_rows: Sequence[Sequence[Any]]) -> QueryVerdict:
