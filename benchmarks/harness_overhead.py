@@ -7,16 +7,27 @@ A trivial query (``SELECT 1``) is run many times two ways on the same engine:
   session's ``query``, the interval built, the journal line written and flushed.
 
 The difference of the medians is the per-query overhead of the harness (target: < 1 ms).
-Run: ``python benchmarks/harness_overhead.py [--repeat N] [--postgresql URL]``.
+
+With ``--executors URL --sf SF`` it also answers the other question of the throughput test:
+do S query streams run faster on S threads of one process, or on S processes? Each stream
+runs its 22 queries (Appendix-A order, qgen parameters) on a session of its own; the wall
+time from a common start to the last stream's end is compared. The database must already
+be loaded at ``SF`` (``dbbench load``).
+
+Run: ``python benchmarks/harness_overhead.py [--repeat N] [--postgresql URL]
+[--executors URL --sf SF --streams S]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import statistics
 import tempfile
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +38,10 @@ from drivers.sequencer.config import RunOptions
 from drivers.sequencer.context import RunContext
 from drivers.sequencer.streams import timed_query
 from drivers.sequencer.watchdog import Watchdog
-from queries.render import RenderedQuery
+from drivers.url import redact
+from queries.order import stream_order
+from queries.params import stream_parameters
+from queries.render import RenderedQuery, render
 from reports.model import RunResult
 
 TRIVIAL = RenderedQuery(setup=[], query="SELECT 1", teardown=[])
@@ -95,11 +109,76 @@ def _pg_cursor(engine: Engine) -> Any:
     return engine.session().conn.cursor()  # type: ignore[attr-defined]
 
 
+def _stream(url: str, sf: float, stream: int, start: Any, skip: frozenset[int]) -> float:
+    """One query stream on an engine of its own; returns the wall time of its end."""
+    engine = open_engine(url)
+    session = engine.session()
+    params = stream_parameters(1000 + stream, sf)
+    start.wait()
+    for query in (q for q in stream_order(stream) if q not in skip):
+        rendered = render(query, params[query], dialect=engine.dialect, stream=stream)
+        for sql in rendered.setup:
+            session.execute(sql)
+        session.query(rendered.query)
+        for sql in rendered.teardown:
+            session.execute(sql)
+    end = time.time()
+    session.close()
+    engine.close()
+    return end
+
+
+def _threads(url: str, sf: float, streams: int, skip: frozenset[int]) -> float:
+    start = threading.Barrier(streams + 1)
+    with ThreadPoolExecutor(streams) as pool:
+        futures = [pool.submit(_stream, url, sf, s, start, skip) for s in range(1, streams + 1)]
+        start.wait()
+        began = time.time()
+        return max(f.result() for f in futures) - began
+
+
+def _processes(url: str, sf: float, streams: int, skip: frozenset[int]) -> float:
+    ctx = multiprocessing.get_context("forkserver")
+    with ctx.Manager() as manager:
+        start = manager.Barrier(streams + 1)
+        with ProcessPoolExecutor(streams, mp_context=ctx) as pool:
+            futures = [pool.submit(_stream, url, sf, s, start, skip) for s in range(1, streams + 1)]
+            start.wait()
+            began = time.time()
+            return max(f.result() for f in futures) - began
+
+
+def compare_executors(url: str, sf: float, streams: int, rounds: int) -> None:
+    """Best of ``rounds`` for each executor, alternating so drift hits both alike."""
+    best = {"threads": float("inf"), "processes": float("inf")}
+    proc_url, skip = url, frozenset[int]()
+    if url.startswith("duckdb"):
+        # One process may write a DuckDB file; others can only open it read-only, where
+        # Q15's view (and any refresh function) is impossible: compare the other 21 queries.
+        proc_url = url + ("&" if "?" in url else "?") + "access_mode=READ_ONLY"
+        skip = frozenset({15})
+    for _ in range(rounds):
+        best["threads"] = min(best["threads"], _threads(url, sf, streams, skip))
+        best["processes"] = min(best["processes"], _processes(proc_url, sf, streams, skip))
+    print(
+        f"{streams} streams x {22 - len(skip)} queries at SF {sf:g} on {redact(url)}: "
+        f"threads {best['threads']:.2f} s, processes {best['processes']:.2f} s "
+        f"(best of {rounds})"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5000)
     parser.add_argument("--postgresql", default="postgresql://postgres@127.0.0.1:5432/test")
+    parser.add_argument("--executors", metavar="URL", help="compare threads and processes")
+    parser.add_argument("--sf", type=float, default=0.1)
+    parser.add_argument("--streams", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    if args.executors:
+        compare_executors(args.executors, args.sf, args.streams, args.rounds)
+        return
     measure("duckdb", "duckdb", _duckdb_cursor, args.repeat)
     try:
         measure("postgresql", args.postgresql, _pg_cursor, args.repeat)

@@ -1,11 +1,14 @@
 """Streams on threads, with the main thread free to react to Ctrl-C.
 
-Threads, not processes, drive the streams: DuckDB, psycopg and PyMySQL's socket reads
-release the GIL while a statement runs, an embedded DuckDB file can be opened by one process
-only, and the measurement in ``benchmarks/harness_overhead.py`` (README, "Performance")
-found no gain from processes. Even a single stream (the power test) runs on a worker thread,
-so that the main thread only waits and a SIGINT is handled at once: it sets the stop flag,
-cancels every running statement and lets the streams wind down, keeping what they measured.
+Threads, not processes, drive the streams. DuckDB runs a query on its own threads without
+the GIL, psycopg and PyMySQL release it while they wait on the server, and only one process
+may open a DuckDB file for writing (Q15's view, the refresh stream). Measured with
+``benchmarks/harness_overhead.py --executors`` (README, "Performance"): on DuckDB threads
+were about 20 % faster than processes, on PostgreSQL the two were within the noise.
+
+Even a single stream (the power test) runs on a worker thread, so that the main thread only
+waits and a SIGINT is handled at once: it sets the stop flag, cancels every running
+statement and lets the streams wind down, keeping what they measured.
 """
 
 from __future__ import annotations
