@@ -48,17 +48,19 @@ Sf = Annotated[
 ]
 Out = Annotated[
     Path | None,
-    typer.Option("--out", "-o", help="Run directory [default: runs/<engine>-sf<SF>-<time>]."),
+    typer.Option("--out", "-o", help="Run directory (default: runs/ENGINE-sfSF-TIME)."),
 ]
 Force = Annotated[bool, typer.Option("--force", help="Replace an existing run directory.")]
 Seed = Annotated[
-    int | None, typer.Option("--seed", help="seed0 for every run [default: end of load].")
+    int | None,
+    typer.Option("--seed", help="seed0 for every run (default: from the end of the load)."),
 ]
 Timeout = Annotated[
     float | None, typer.Option("--query-timeout", help="Cancel a query after SECONDS.")
 ]
 Streams = Annotated[
-    int | None, typer.Option("--streams", "-S", help="Throughput streams [default: spec minimum].")
+    int | None,
+    typer.Option("--streams", "-S", help="Throughput streams (default: the spec minimum)."),
 ]
 Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="Generator processes for the load.")]
 Runs = Annotated[int, typer.Option("--runs", help="Performance runs (the spec requires 2).")]

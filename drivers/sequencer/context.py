@@ -40,10 +40,11 @@ class RunContext:
         self.journal.event("problem", message=message)
 
     def record(self, run: RunResult, interval: Interval) -> None:
-        """Keep a measured interval: journal first (durable), then the in-memory result."""
-        self.journal.event(f"{interval.kind}_end", run=run.number, **asdict(interval))
+        """Keep a measured interval in the result, then in the journal (if the journal's
+        disk is full, the partial result written at the end still has the interval)."""
         with self.lock:
             run.intervals.append(interval)
+        self.journal.event(f"{interval.kind}_end", run=run.number, **asdict(interval))
 
     def open_session(self) -> Session:
         try:
