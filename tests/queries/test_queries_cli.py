@@ -139,3 +139,19 @@ def test_validate_never_drops_tables_it_did_not_load(
     assert "holds TPC-H tables that dbbench did not load" in capsys.readouterr().err
     with sqlite3.connect(db) as conn:
         assert conn.execute("select r_name from region").fetchall() == [("MINE",)]
+
+
+def test_validate_refuses_row_counts_of_another_sf(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    db, ref = tmp_path / "a.db", tmp_path / "b.duckdb"
+    args = ["validate", "-e", f"sqlite:///{db}", "-s", "0.01", "--against", f"duckdb:///{ref}"]
+    assert main(args) == 0
+    with sqlite3.connect(db) as conn:
+        conn.execute("delete from lineitem where l_orderkey = 1 and l_linenumber = 1")
+    capsys.readouterr()
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "table lineitem has 60174 rows, not the 60175 of SF 0.01" in err
