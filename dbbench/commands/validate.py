@@ -9,6 +9,8 @@ when dbbench loaded it at this scale factor; anything else is refused with one l
 from __future__ import annotations
 
 import contextlib
+import json
+from dataclasses import asdict
 from typing import Annotated
 
 import typer
@@ -163,6 +165,7 @@ def validate(
         str | None, typer.Option("--against", help="Reference engine URL (any scale factor).")
     ] = None,
     reload: Annotated[bool, typer.Option("--reload", help="Load even if already loaded.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the verdicts as JSON.")] = False,
 ) -> None:
     """Run the 22 queries with the default parameters and check every answer."""
     sf = parse_sf(scale)
@@ -186,12 +189,17 @@ def validate(
             ref.close()
         title = f"{label} against {ref_label}, SF {sf:g}"
     found = verdicts(results, reference)
-    Console(soft_wrap=True).print(_table(found, title))
     failed = [f"Q{v.query}" for v in found if not v.passed]
+    if as_json:
+        document = {"title": title, "passed": not failed, "queries": [asdict(v) for v in found]}
+        typer.echo(json.dumps(document, indent=1))
+    else:
+        Console(soft_wrap=True).print(_table(found, title))
     if failed:
         typer.echo(f"dbbench: validation failed: {', '.join(failed)}", err=True)
         raise typer.Exit(ExitCode.INVALID_RUN)
-    typer.echo(f"all 22 queries pass ({title})")
+    if not as_json:
+        typer.echo(f"all 22 queries pass ({title})")
 
 
 def register(app: typer.Typer) -> None:

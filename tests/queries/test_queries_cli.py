@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,12 @@ def test_validate_against_reference_engine(
     captured = capsys.readouterr()
     assert "dbbench: validation failed: Q1, Q6" in captured.err
     assert "column revenue (sum)" in captured.out
+    assert main([*args, "--json"]) == 3
+    document = json.loads(capsys.readouterr().out)
+    assert document["passed"] is False and len(document["queries"]) == 22
+    q6 = document["queries"][5]
+    assert (q6["query"], q6["passed"], q6["rows_expected"], q6["rows_got"]) == (6, False, 1, 1)
+    assert q6["first_mismatch"].startswith("row 1: column revenue (sum): expected")
 
 
 def test_validate_refuses_wrong_scale_factor(
