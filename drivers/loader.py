@@ -2,11 +2,14 @@
 
 Generation runs in worker processes (``jobs`` of them), each producing one *part* of a table
 (dbgen's ``-C/-S`` chunking), so the engine is never waiting on one Python thread. Batches
-travel to the loading threads as Arrow IPC messages through bounded queues (memory stays flat
-at any scale factor). Each table is consumed part by part in order, so rows arrive in key
-order; tables load concurrently where the engine declares ``parallel_load``. Parts are handed
-to the workers in an order consistent with that consumption, which is what keeps bounded
-queues from deadlocking.
+travel to the loading threads as Arrow IPC messages through one bounded queue per table
+(memory stays flat at any scale factor); tables load concurrently where the engine declares
+``parallel_load``. Parts are handed to the workers in the order their tables are consumed,
+which is what keeps the bounded queues from deadlocking: a worker only ever waits on a table
+whose consumer is running. Small loads generate inline, in the loading thread.
+
+Worker processes come from a forkserver, so a script that calls :func:`load_database` needs
+the usual ``if __name__ == "__main__":`` guard (the ``dbbench`` command has it).
 """
 
 from __future__ import annotations
@@ -128,12 +131,12 @@ def _plan(expected: dict[str, int], jobs: int, parallel: bool) -> list[_Unit]:
     order = sorted(TABLES, key=lambda t: -expected[t])
     parts = {t: max(1, min(4 * jobs, math.ceil(expected[t] / ROWS_PER_PART))) for t in order}
     pairs: list[tuple[str, int]] = []
-    if parallel:  # round robin over tables, each table's parts in order
+    if parallel:  # round robin over tables
         for k in range(1, max(parts.values()) + 1):
             pairs.extend((t, k) for t in order if k <= parts[t])
-    else:
+    else:  # table after table, in the order they are consumed
         pairs = [(t, k) for t in order for k in range(1, parts[t] + 1)]
-    return [_Unit(t, k, parts[t], slot) for slot, (t, k) in enumerate(pairs)]
+    return [_Unit(t, k, parts[t], order.index(t)) for t, k in pairs]
 
 
 def _load_tables(
@@ -147,9 +150,13 @@ def _load_tables(
 ) -> None:
     parallel = engine.capabilities.parallel_load
     units = _plan(expected, jobs, parallel)
-    use_processes = jobs > 1 and sum(expected.values()) >= PROCESS_MIN_ROWS
-    feed = _ProcessFeed(units, sf, source, jobs) if use_processes else _InlineFeed(sf, source)
     order = sorted(TABLES, key=lambda t: -expected[t])
+    use_processes = jobs > 1 and sum(expected.values()) >= PROCESS_MIN_ROWS
+    feed: _InlineFeed | _ProcessFeed
+    if use_processes:
+        feed = _ProcessFeed(units, order, sf, source, jobs)
+    else:
+        feed = _InlineFeed(units, sf, source)
     lock = threading.Lock()
 
     def load_one(table: str) -> None:
@@ -157,12 +164,11 @@ def _load_tables(
 
         def counted() -> Iterator[pa.RecordBatch]:
             nonlocal done
-            for unit in (u for u in units if u.table == table):
-                for batch in feed.batches(unit):
-                    done += batch.num_rows
-                    if progress is not None:
-                        progress(table, done, expected[table])
-                    yield batch
+            for batch in feed.batches(table):
+                done += batch.num_rows
+                if progress is not None:
+                    progress(table, done, expected[table])
+                yield batch
 
         began = time.perf_counter()
         rows = engine.load_table(table, counted())
@@ -183,14 +189,16 @@ def _load_tables(
 
 
 class _InlineFeed:
-    """Generation in the loading thread itself: for small scale factors and ``jobs=1``."""
+    """Generation in the loading thread itself, parts in order: small SF and ``jobs=1``."""
 
-    def __init__(self, sf: float, source: str) -> None:
+    def __init__(self, units: list[_Unit], sf: float, source: str) -> None:
+        self.units = units
         self.sf = sf
         self.gen = _source(source)
 
-    def batches(self, unit: _Unit) -> Iterator[pa.RecordBatch]:
-        yield from self.gen.table_batches(unit.table, self.sf, part=unit.part, parts=unit.parts)
+    def batches(self, table: str) -> Iterator[pa.RecordBatch]:
+        for unit in (u for u in self.units if u.table == table):
+            yield from self.gen.table_batches(table, self.sf, part=unit.part, parts=unit.parts)
 
     def close(self) -> None:
         pass
@@ -204,50 +212,63 @@ def _init_worker(queues: list[Any]) -> None:
 
 
 def _produce(slot: int, source: str, table: str, sf: float, part: int, parts: int) -> None:
-    """Runs in a worker process: one part of one table into its queue, then ``None``."""
+    """Runs in a worker process: one part of one table into its table's queue, then
+    ``None`` (the consumer counts one per part)."""
     out = _WORKER_QUEUES[slot]
     try:
         gen = importlib.import_module(source)
         for batch in gen.table_batches(table, sf, part=part, parts=parts):
             out.put(batch.serialize().to_pybytes())
     except Exception as exc:
-        out.put(("dbgen" if isinstance(exc, DbgenError) else "other", f"{exc}"))
+        where = f"generating {table} part {part}/{parts} failed"
+        out.put(("dbgen" if isinstance(exc, DbgenError) else "other", f"{where}: {exc}"))
         return
     out.put(None)
 
 
 class _ProcessFeed:
-    """Worker processes (forkserver: cheap starts, no inherited threads or connections)."""
+    """Worker processes (forkserver: cheap starts, no inherited threads or connections).
 
-    def __init__(self, units: list[_Unit], sf: float, source: str, jobs: int) -> None:
+    All parts of a table share one bounded queue, so the workers on one table never wait
+    for each other; batches of different parts interleave (rows are not in key order)."""
+
+    def __init__(
+        self, units: list[_Unit], order: list[str], sf: float, source: str, jobs: int
+    ) -> None:
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload([source])
-        self.queues = [ctx.Queue(QUEUE_BATCHES) for _ in units]
+        self.order = order
+        self.parts = {t: sum(1 for u in units if u.table == t) for t in order}
+        self.queues = [ctx.Queue(QUEUE_BATCHES * jobs) for _ in order]
         self.pool = ctx.Pool(jobs, initializer=_init_worker, initargs=(self.queues,))
-        self.results = [
-            self.pool.apply_async(_produce, (u.slot, source, u.table, sf, u.part, u.parts))
+        self.results = {
+            u: self.pool.apply_async(_produce, (u.slot, source, u.table, sf, u.part, u.parts))
             for u in units
-        ]
+        }
 
-    def batches(self, unit: _Unit) -> Iterator[pa.RecordBatch]:
-        schema = TABLES[unit.table].arrow_schema
-        inbox = self.queues[unit.slot]
-        while True:
+    def batches(self, table: str) -> Iterator[pa.RecordBatch]:
+        schema = TABLES[table].arrow_schema
+        inbox = self.queues[self.order.index(table)]
+        remaining = self.parts[table]
+        while remaining:
             try:
                 item = inbox.get(timeout=1.0)
             except queue.Empty:
-                result = self.results[unit.slot]
-                if result.ready() and not result.successful():
-                    result.get()  # re-raises the worker's failure
+                self._raise_failed(table)
                 continue
             if item is None:
-                return
-            if isinstance(item, tuple):
+                remaining -= 1
+            elif isinstance(item, tuple):
                 kind, message = item
-                where = f"generating {unit.table} part {unit.part}/{unit.parts}"
-                error = DbgenError if kind == "dbgen" else DriversError
-                raise error(f"{where} failed: {message}")
-            yield pa.ipc.read_record_batch(pa.py_buffer(item), schema)
+                raise (DbgenError if kind == "dbgen" else DriversError)(message)
+            else:
+                yield pa.ipc.read_record_batch(pa.py_buffer(item), schema)
+
+    def _raise_failed(self, table: str) -> None:
+        """A worker that died without a word (killed, out of memory) fails its task."""
+        for unit, result in self.results.items():
+            if unit.table == table and result.ready() and not result.successful():
+                result.get()
 
     def close(self) -> None:
         self.pool.terminate()

@@ -181,6 +181,7 @@ class SqlEngine(Engine):
 
     ddl_dialect: ddl.Dialect = ddl.ANSI
     begin_sql: ClassVar[str] = "BEGIN"
+    statistics_step: ClassVar[str] = "analyze"  # the name of finish_load's last step
 
     def __init__(self, url: EngineURL, policy: ErrorPolicy) -> None:
         self.url = url
@@ -227,7 +228,7 @@ class SqlEngine(Engine):
                 steps["foreign_keys"] = self._timed(cur, ddl.add_foreign_keys())
             if self.indexes:
                 steps["indexes"] = self._timed(cur, ddl.create_indexes())
-            steps["analyze"] = self._timed(cur, self.analyze_sql())
+            steps[self.statistics_step] = self._timed(cur, self.analyze_sql())
         return steps
 
     @staticmethod

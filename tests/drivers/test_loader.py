@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from dbgen import api
+from dbgen.errors import DbgenError
 from dbgen.schema import TABLES
 from drivers import loader
 from drivers.errors import DriversError
@@ -21,21 +26,48 @@ CHECKSUM = (
 
 
 def _inline_checksum() -> tuple[object, ...]:
+    """Generated in the loading thread, parts in order: DuckDB keeps insertion order, so the
+    orders arrive sorted by key."""
     engine = open_engine("duckdb")
     try:
         load_database(engine, SF, jobs=1)
+        keys = [r[0] for r in engine.session().query("SELECT o_orderkey FROM orders").rows]
+        assert keys == sorted(keys)
         return engine.session().query(CHECKSUM).rows[0]
     finally:
         engine.close()
 
 
+@contextmanager
+def _database(kind: str, request: pytest.FixtureRequest) -> Iterator[str]:
+    if kind != "postgresql":
+        yield kind
+        return
+    base = request.getfixturevalue("pg_base_url")
+    name = f"dbbench_test_{secrets.token_hex(4)}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    try:
+        yield base.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("url", ["duckdb", "sqlite://"])
-def test_worker_processes_deliver_every_part_in_order(
-    url: str, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    "kind", ["duckdb", "sqlite://", pytest.param("postgresql", marks=pytest.mark.postgresql)]
+)
+def test_worker_processes_deliver_every_part(
+    kind: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
-    """Small parts force many of them through worker processes; DuckDB loads tables in
-    parallel, SQLite one at a time (the dispatch order must not deadlock either way)."""
+    """Small parts force many of them through worker processes; DuckDB and SQLite load one
+    table at a time, PostgreSQL all at once: the dispatch must not deadlock either way."""
+    with _database(kind, request) as url:
+        _load_through_workers(url, monkeypatch)
+
+
+def _load_through_workers(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(loader, "PROCESS_MIN_ROWS", 0)
     monkeypatch.setattr(loader, "ROWS_PER_PART", 4000)
     seen: dict[str, list[int]] = {}
@@ -49,9 +81,7 @@ def test_worker_processes_deliver_every_part_in_order(
         stats = load_database(engine, SF, jobs=2, progress=progress)
         assert engine.row_counts() == {t: api.row_count(t, SF) for t in TABLES}
         assert stats.rows == engine.row_counts()
-        keys = [r[0] for r in engine.session().query("SELECT o_orderkey FROM orders").rows]
-        if url == "duckdb":  # DuckDB keeps insertion order: parts arrived in order
-            assert keys == sorted(keys)
+        if url == "duckdb":  # the same rows as generating in one thread
             assert engine.session().query(CHECKSUM).rows[0] == _inline_checksum()
     finally:
         engine.close()
@@ -93,6 +123,45 @@ def test_bad_scale_factor_is_a_one_line_error() -> None:
     try:
         with pytest.raises(Exception, match="scale factor") as info:
             load_database(engine, -1)
+        assert "\n" not in str(info.value)
+    finally:
+        engine.close()
+
+
+FAILING_SOURCE = """
+from dbgen import api
+from dbgen.errors import DbgenError
+
+row_count = api.row_count
+
+
+def table_batches(table, sf, *, part=1, parts=1):
+    batches = api.table_batches(table, sf, part=part, parts=parts)
+    yield next(batches)
+    raise DbgenError("the generator ran out of luck")
+"""
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(
+    ("url", "workers"), [("duckdb", False), ("duckdb", True), ("sqlite://", False)]
+)
+def test_generator_errors_surface_as_themselves(
+    url: str,
+    workers: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A generator failure mid-table is the generator's one-line error, not the engine's
+    wrapping of it, whether it happened inline or in a worker process."""
+    (tmp_path / "failing_source.py").write_text(FAILING_SOURCE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    if workers:
+        monkeypatch.setattr(loader, "PROCESS_MIN_ROWS", 0)
+    engine = open_engine(url)
+    try:
+        with pytest.raises(DbgenError, match="ran out of luck") as info:
+            load_database(engine, SF, jobs=2, source="failing_source")
         assert "\n" not in str(info.value)
     finally:
         engine.close()
