@@ -26,6 +26,7 @@ from dbgen.tables.orders import (
     O_LCNT,
     LargeState,
     OrderBlock,
+    advance_large_state,
     lineitem_batch,
     order_key,
     orders_batch,
@@ -190,10 +191,18 @@ def table_batches(
 
 
 def _order_batches(
-    table: str, sf: float, span: Span, step: int, *, first_index: int | None = None, seq: int = 0
+    table: str,
+    sf: float,
+    span: Span,
+    step: int,
+    *,
+    first_index: int | None = None,
+    seq: int = 0,
+    state: LargeState | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """Orders or lineitem for the orders at stream positions ``span``."""
-    state = LargeState.at(span.start) if sf >= LARGE_SCALE else None
+    if state is None and sf >= LARGE_SCALE:
+        state = LargeState.at(span.start)
     index0 = span.start + 1 if first_index is None else first_index
     make = orders_batch if table == "orders" else lineitem_batch
     for sub in _sub_spans(span, step):
@@ -212,28 +221,47 @@ def _check_set(set_number: int) -> None:
 
 
 def update_batches(
-    table: str, sf: float, set_number: int, *, batch_rows: int = DEFAULT_BATCH_ROWS
+    table: str,
+    sf: float,
+    set_number: int,
+    *,
+    batch_rows: int = DEFAULT_BATCH_ROWS,
+    start: int = 0,
+    count: int | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """RF1 rows of update set ``set_number`` (``orders.tbl.u<n>`` / ``lineitem.tbl.u<n>``).
 
     The order streams continue after the base data (skip-ahead, no base generation); the keys
     of set n use row indexes (n−1)·R+1 .. n·R with sequence 1 + n div 1000, landing in the
-    holes of the sparse key space.
+    holes of the sparse key space. ``start``/``count`` select orders ``start ..
+    start+count−1`` of the set (dbgen's ``-i`` segments), generated without the ones before,
+    except at SF >= 30000 where dbgen's 64-bit l_partkey stream must be stepped through them.
     """
     if table not in ("orders", "lineitem"):
         raise DbgenError(f"update sets hold orders and lineitem rows, not {table!r}")
     sf = validate_scale(sf)
     _check_set(set_number)
     per_set = updates_per_set(sf)
-    start = order_count(sf) + (set_number - 1) * per_set
+    count = per_set - start if count is None else count
+    if start < 0 or count < 0 or start + count > per_set:
+        raise DbgenError(f"orders {start}..{start + count} are outside update set of {per_set}")
+    first = order_count(sf) + (set_number - 1) * per_set
+    index0 = (set_number - 1) * per_set + 1
     step = max(1, batch_rows // (4 if table == "lineitem" else 1))
+    seq = 1 + set_number // 1000
+    state = None
+    if sf >= LARGE_SCALE:  # the 64-bit streams are stepped through the skipped orders
+        state = LargeState.at(first)
+        for sub in _sub_spans(Span(first, start), step):
+            advance_large_state(OrderBlock(sf, sub.start, sub.count, 1), state)
     yield from _order_batches(
         table,
         sf,
-        Span(start, per_set),
+        Span(first + start, count),
         step,
-        first_index=(set_number - 1) * per_set + 1,
-        seq=1 + set_number // 1000,
+        first_index=index0 + start,
+        seq=seq,
+        state=state,
     )
 
 

@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 
 from dbgen import dists
 from dbgen.rng import U64, P, unif
-from dbgen.textpool import POOL_SIZE, get_pool
+from dbgen.textpool import POOL_SIZE, get_pool, pool_words
 
 I64 = npt.NDArray[np.int64]
 U8 = npt.NDArray[np.uint8]
@@ -105,13 +105,40 @@ def text(raw_offset: U64, raw_length: U64, avg: int) -> pa.Array:
 
 
 def pool_slices(off: I64, ln: I64) -> pa.Array:
+    """Strings ``pool[off : off+ln]`` without copying bytes in Python.
+
+    The rows become Arrow string *views* into the memory-mapped pool (16 bytes each: length,
+    then either the bytes inline when at most 12, or a 4-byte prefix and the offset), and
+    Arrow's cast to a plain string array does the copying in C++. That is several times
+    faster than gathering every byte with numpy.
+    """
+    n = len(ln)
     pool = get_pool()
-    total = int(ln.sum())
-    if total == 0:
-        return strings_from(np.empty(0, np.uint8), ln)
-    starts = np.cumsum(ln) - ln
-    idx = np.repeat(off - starts, ln) + np.arange(total, dtype=np.int64)
-    return strings_from(pool[idx], ln)
+    off = np.asarray(off, dtype=np.int64)
+    ln = np.asarray(ln, dtype=np.int64)
+    first8, next4 = pool_words()
+    views = np.empty((n, 4), dtype=np.int32)  # length, prefix/inline, buffer, offset
+    views[:, 0] = ln
+    head = views[:, 1:3].view(np.uint64).reshape(n)
+    np.copyto(head, first8[off])
+    views[:, 3] = next4[np.minimum(off + 8, len(next4) - 1)].view(np.int32)
+    short = ln <= 12
+    _zero_tail(views, ln, short)
+    views[~short, 2] = 0
+    views[~short, 3] = off[~short]
+    arr = pa.Array.from_buffers(
+        pa.string_view(), n, [None, pa.py_buffer(views), pa.py_buffer(pool)]
+    )
+    return pc.cast(arr, pa.string())
+
+
+def _zero_tail(views: npt.NDArray[np.int32], ln: I64, short: npt.NDArray[np.bool_]) -> None:
+    """Inline values (at most 12 bytes) must be zero-padded after their length."""
+    as_bytes = views.view(np.uint8)  # (n, 16)
+    rows = np.flatnonzero(short)
+    inline = as_bytes[rows, 4:]
+    inline[np.arange(12)[None, :] >= ln[rows, None]] = 0
+    as_bytes[rows, 4:] = inline
 
 
 def address(raw: U64) -> pa.Array:

@@ -35,6 +35,8 @@ class Dist:
 
     def pick(self, j: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """Indexes of the entries chosen by draws ``j`` in ``[1, total]``."""
+        if self.total == len(self.values) and min(self.weights) == 1:
+            return np.asarray(j, dtype=np.int64) - 1  # all weights 1: no search needed
         return np.searchsorted(self.cumulative, j, side="left").astype(np.int64)
 
 

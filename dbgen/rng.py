@@ -93,11 +93,17 @@ def step(x: int, n: int) -> int:
 
 
 def mulmod(a: U64, b: U64 | int) -> U64:
-    """``a·b mod (2^31 − 1)`` for operands below 2^31, by Mersenne folding (no division)."""
-    prod = a * np.uint64(b) if isinstance(b, int) else a * b
-    r = (prod & np.uint64(P)) + (prod >> np.uint64(31))
-    r = (r & np.uint64(P)) + (r >> np.uint64(31))
-    return np.where(r >= np.uint64(P), r - np.uint64(P), r)
+    """``a·b mod (2^31 − 1)`` for operands in [1, 2^31 − 2], by Mersenne folding.
+
+    One fold leaves ``r < 2P`` (``r = 2P`` would need ``a·b = P·(P+2)``, impossible for
+    operands below the prime P), and ``min(r, r − P)`` in unsigned arithmetic finishes it.
+    """
+    prod = a * (np.uint64(b) if isinstance(b, int) else b)
+    r = prod & np.uint64(P)
+    prod >>= np.uint64(31)
+    r += prod
+    np.minimum(r, r - np.uint64(P), out=r)
+    return r
 
 
 def geometric(start: int, m: int, n: int) -> U64:
@@ -127,15 +133,15 @@ def row_starts(stream: int, first_row: int, n: int) -> U64:
     return mulmod(_powers(pow(A, budget, P), n), start)
 
 
+@lru_cache(maxsize=8)
+def _step_powers(k: int) -> U64:
+    return np.array([pow(A, j, P) for j in range(1, k + 1)], dtype=np.uint64)
+
+
 def draws(stream: int, first_row: int, n: int, k: int) -> U64:
     """Raw values of the first ``k`` draws of each of ``n`` rows, shape ``(n, k)``."""
     starts = row_starts(stream, first_row, n)
-    out = np.empty((n, k), dtype=np.uint64)
-    x = starts
-    for j in range(k):
-        x = mulmod(x, A)
-        out[:, j] = x
-    return out
+    return mulmod(starts[:, None], _step_powers(k)[None, :])
 
 
 def draw(stream: int, first_row: int, n: int) -> U64:

@@ -228,4 +228,16 @@ def get_pool() -> U8:
         _write_cache(path)
         if not _valid(path):
             raise DbgenError(f"the text pool cache {path} failed its SHA-1 check after a rebuild")
-    return np.memmap(path, dtype=np.uint8, mode="r")
+    return np.memmap(path, dtype=np.uint8, mode="r").view(np.ndarray)
+
+
+@lru_cache(maxsize=1)
+def pool_words() -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint32]]:
+    """The pool seen as overlapping little-endian 8- and 4-byte words, one at every byte.
+
+    Gathering a value's first 12 bytes is then two word gathers instead of twelve byte ones.
+    """
+    pool = get_pool()
+    first8 = np.ndarray((len(pool) - 7,), dtype="<u8", buffer=pool, strides=(1,))
+    next4 = np.ndarray((len(pool) - 3,), dtype="<u4", buffer=pool, strides=(1,))
+    return first8, next4

@@ -16,6 +16,7 @@ generator, and only at these scales).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +35,8 @@ L_SDTE, L_CDTE, L_RDTE, L_RFLG, L_CMNT = 21, 22, 23, 24, 25
 ODATE_LAST = 2405  # ENDDATE - 151 days, as an index from 1992-01-01
 I64 = npt.NDArray[np.int64]
 MAX_LINES = 7
+_STATUS = pa.array(["F", "O"], pa.string())
+_FLAGS = pa.array([*dists.RFLAG.values, "N"], pa.string())
 
 
 def order_key(index: I64 | int, seq: int) -> I64:
@@ -98,6 +101,12 @@ def _partkeys(block: OrderBlock, lines: I64, state: LargeState | None) -> I64:
     return out
 
 
+def advance_large_state(block: OrderBlock, state: LargeState) -> None:
+    """Step the 64-bit streams over ``block`` without generating its rows."""
+    _custkeys(block, state)
+    _partkeys(block, unif(rng.draw(O_LCNT, block.gen_start, block.count), 1, MAX_LINES), state)
+
+
 class _Lines:
     """Line-slot matrices of one order block (only what the requested table needs)."""
 
@@ -149,14 +158,19 @@ def orders_batch(block: OrderBlock, state: LargeState | None) -> pa.RecordBatch:
     )
 
 
-def _return_flags(receipt: I64, valid: npt.NDArray[np.bool_], raw: U64) -> pa.Array:
-    """R/A from the k-th draw for the k-th line received by CURRENTDATE, else N."""
-    due = (receipt <= CURRENT_DATE_INDEX) & valid
-    slot = np.cumsum(due, axis=1) - 1
-    rows = np.arange(len(receipt))[:, None]
-    flag = unif(raw[rows, np.maximum(slot, 0)], 1, dists.RFLAG.total)
-    code = np.where(due, dists.RFLAG.pick(flag), 2)[valid]
-    return pa.array([*dists.RFLAG.values, "N"], pa.string()).take(pa.array(code))
+def _return_flags(valid: npt.NDArray[np.bool_], receipt: I64, sel: I64, raw: U64) -> pa.Array:
+    """R/A from the k-th draw for the k-th line received by CURRENTDATE, else N.
+
+    ``valid``/``raw`` are (orders, 7) matrices, ``receipt`` is per real line.
+    """
+    due_flat = receipt <= CURRENT_DATE_INDEX
+    due = np.zeros(valid.shape, dtype=np.bool_)
+    due.reshape(-1)[sel] = due_flat
+    rank = (np.cumsum(due, axis=1) - 1).reshape(-1)[sel]  # draw index of each due line
+    order = sel // MAX_LINES
+    flag = unif(raw[order, np.maximum(rank, 0)], 1, dists.RFLAG.total)
+    code = np.where(due_flat, dists.RFLAG.pick(flag), 2)
+    return _FLAGS.take(pa.array(code))
 
 
 def lineitem_batch(block: OrderBlock, state: LargeState | None) -> pa.RecordBatch:
@@ -166,33 +180,35 @@ def lineitem_batch(block: OrderBlock, state: LargeState | None) -> pa.RecordBatc
         _custkeys(block, state)
     lines = _Lines(block, state)
     v = lines.valid
+    sel = np.flatnonzero(v)  # the real lines among the (order, slot) cells, in file order
+
+    def flat(m: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        return np.take(m.reshape(-1), sel)
+
     index = np.arange(block.first_index, block.first_index + n, dtype=np.int64)
-    keys = np.broadcast_to(order_key(index, block.seq)[:, None], v.shape)
-    slot = unif(rng.draws(L_SKEY, g, n, MAX_LINES), 0, 3)
-    suppliers = base_count("supplier", block.sf)
-    commit = lines.odate[:, None] + unif(rng.draws(L_CDTE, g, n, MAX_LINES), 30, 90)
-    receipt = lines.ship + unif(rng.draws(L_RDTE, g, n, MAX_LINES), 1, 30)
-    comment = rng.draws(L_CMNT, g, n, 2 * MAX_LINES).reshape(n, MAX_LINES, 2)[v]
-    linenumber = np.broadcast_to(np.arange(1, MAX_LINES + 1)[None, :], v.shape)
-    status = np.where(lines.ship[v] <= CURRENT_DATE_INDEX, 0, 1)
-    qty = lines.qty[v]
+    slot = unif(flat(rng.draws(L_SKEY, g, n, MAX_LINES)), 0, 3)
+    partkey = flat(lines.partkey)
+    odate = np.repeat(lines.odate, lines.count)
+    ship = flat(lines.ship)
+    receipt = ship + unif(flat(rng.draws(L_RDTE, g, n, MAX_LINES)), 1, 30)
+    comment = rng.draws(L_CMNT, g, n, 2 * MAX_LINES).reshape(n * MAX_LINES, 2)[sel]
     return pa.RecordBatch.from_arrays(
         [
-            int64(keys[v]),
-            int64(lines.partkey[v]),
-            int64(supplier_of(lines.partkey[v], slot[v], suppliers)),
-            int32(linenumber[v]),
-            money(qty * 100),
-            money(lines.eprice[v]),
-            money(lines.disc[v]),
-            money(lines.tax[v]),
-            _return_flags(receipt, v, rng.draws(L_RFLG, g, n, MAX_LINES)),
-            pa.array(["F", "O"], pa.string()).take(pa.array(status)),
-            dates(lines.ship[v]),
-            dates(commit[v]),
-            dates(receipt[v]),
-            picks(dists.INSTRUCT, rng.draws(L_SHIP, g, n, MAX_LINES)[v]),
-            picks(dists.SMODE, rng.draws(L_SMODE, g, n, MAX_LINES)[v]),
+            int64(np.repeat(order_key(index, block.seq), lines.count)),
+            int64(partkey),
+            int64(supplier_of(partkey, slot, base_count("supplier", block.sf))),
+            int32(sel % MAX_LINES + 1),
+            money(flat(lines.qty) * 100),
+            money(flat(lines.eprice)),
+            money(flat(lines.disc)),
+            money(flat(lines.tax)),
+            _return_flags(v, receipt, sel, rng.draws(L_RFLG, g, n, MAX_LINES)),
+            _STATUS.take(pa.array((ship > CURRENT_DATE_INDEX).astype(np.int8))),
+            dates(ship),
+            dates(odate + unif(flat(rng.draws(L_CDTE, g, n, MAX_LINES)), 30, 90)),
+            dates(receipt),
+            picks(dists.INSTRUCT, flat(rng.draws(L_SHIP, g, n, MAX_LINES))),
+            picks(dists.SMODE, flat(rng.draws(L_SMODE, g, n, MAX_LINES))),
             text(comment[:, 0], comment[:, 1], 27),
         ],
         schema=LINEITEM.arrow_schema,
