@@ -14,6 +14,7 @@ statement and lets the streams wind down, keeping what they measured.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 
 from drivers.errors import ConnectionLostError
@@ -26,8 +27,11 @@ def run_workers(ctx: RunContext, tasks: Sequence[tuple[str, Callable[[], None]]]
     """Run every task on its own thread; re-raise the first failure once all have ended."""
     failures: list[BaseException] = []
     lock = threading.Lock()
+    # Completion is signalled by events, not read off Thread.join: a join interrupted by
+    # Ctrl-C can leave CPython reporting a still-running thread as finished.
+    done = [threading.Event() for _ in tasks]
 
-    def wrap(task: Callable[[], None]) -> Callable[[], None]:
+    def wrap(task: Callable[[], None], finished: threading.Event) -> Callable[[], None]:
         def body() -> None:
             try:
                 task()
@@ -36,25 +40,28 @@ def run_workers(ctx: RunContext, tasks: Sequence[tuple[str, Callable[[], None]]]
                     failures.append(exc)
                 ctx.stop.set()  # one broken stream ends the run: no point going on
                 ctx.cancel_all()
+            finally:
+                finished.set()
 
         return body
 
     threads = [
-        threading.Thread(target=wrap(task), name=f"dbbench-{name}", daemon=True)
-        for name, task in tasks
+        threading.Thread(target=wrap(task, finished), name=f"dbbench-{name}", daemon=True)
+        for (name, task), finished in zip(tasks, done, strict=True)
     ]
     for thread in threads:
         thread.start()
     try:
-        for thread in threads:
-            while thread.is_alive():
-                thread.join(timeout=0.1)
+        for finished in done:
+            while not finished.wait(timeout=0.1):
+                pass
     except KeyboardInterrupt:
         ctx.stop.set()
         ctx.journal.event("interrupted")
         ctx.cancel_all()
-        for thread in threads:
-            thread.join(timeout=_GRACE_SECONDS)
+        deadline = time.monotonic() + _GRACE_SECONDS
+        for finished in done:
+            finished.wait(timeout=max(0.0, deadline - time.monotonic()))
         raise
     if failures:
         lost = [f for f in failures if isinstance(f, ConnectionLostError)]

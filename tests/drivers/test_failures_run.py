@@ -27,6 +27,7 @@ import pytest
 from dbbench.cli import main
 from dbbench.errors import ExitCode
 from drivers.journal import read_journal
+from drivers.registry import open_engine
 from drivers.sequencer import JOURNAL_FILE, RESULT_FILE
 from reports.model import BenchmarkResult
 
@@ -128,6 +129,7 @@ def test_query_timeout_is_recorded_and_the_run_goes_on(loaded_pg: str, tmp_path:
 @pytest.mark.postgresql
 def test_terminated_backend_stops_the_run_cleanly(loaded_pg: str, tmp_path: Path) -> None:
     out = tmp_path / "run"
+    first_set = next_update_set(loaded_pg)
     proc = spawn("run", "-e", loaded_pg, "-s", SF, "-o", str(out), "--streams", "2")
     db = loaded_pg.rsplit("/", 1)[1]
     wait_for_event(out / JOURNAL_FILE, "phase_start:throughput", proc)
@@ -151,16 +153,29 @@ def test_terminated_backend_stops_the_run_cleanly(loaded_pg: str, tmp_path: Path
     first = result.runs[0].intervals
     assert len([i for i in first if i.phase == "power"]) == 24  # run 1's power test completed
     assert len(journaled) >= len(measured) > 24  # the journal kept everything measured
+    used = [n for r in result.runs for n in r.update_sets]
+    assert used == list(range(first_set, first_set + len(used)))
+    # the counter is advanced before a pair runs, so it may be ahead, never behind
+    assert next_update_set(loaded_pg) >= first_set + len(used)
 
 
-def test_ctrl_c_keeps_what_was_measured(tmp_path: Path) -> None:
-    """SIGINT mid-throughput on SQLite (whose queries are slow enough to be caught)."""
+def next_update_set(url: str) -> int:
+    engine = open_engine(url)
+    try:
+        return int(engine.read_state()["next_update_set"])
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_ctrl_c_keeps_what_was_measured(signum: int, tmp_path: Path) -> None:
+    """SIGINT (or kill) mid-throughput on SQLite, whose queries are slow enough to be caught."""
     out = tmp_path / "run"
     url = f"sqlite:///{tmp_path / 'bench.sqlite'}"
     proc = spawn("run", "-e", url, "-s", SF, "-o", str(out), "--streams", "2")
     wait_for_event(out / JOURNAL_FILE, "phase_start:throughput", proc)
     time.sleep(0.3)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == ExitCode.INTERRUPTED, err
     assert "interrupted" in err and "Traceback" not in err
@@ -174,6 +189,8 @@ def test_ctrl_c_keeps_what_was_measured(tmp_path: Path) -> None:
     ended = [e for e in events if e["event"] == "query_end"]
     assert len(ended) == len([i for i in run.intervals if i.kind == "query"]) >= 22
     assert len([i for i in run.intervals if i.phase == "throughput" and i.status == "ok"]) < 44
+    # the counter was advanced before each pair ran: no set can be applied twice later
+    assert next_update_set(url) == max(run.update_sets) + 1
 
 
 @pytest.mark.postgresql
