@@ -1,0 +1,154 @@
+"""Generate and load a TPC-H database into PostgreSQL: dbbench against the usual recipe.
+
+* dbbench: ``load_database(open_engine(url), sf)``: the schema, the eight tables COPYed
+  in parallel straight from the generator's worker processes (CSV formatted by pyarrow, no
+  files), then primary and foreign keys, the allowed indexes and ANALYZE.
+* peer: ``tpchgen-cli`` (Rust, all cores) writes the tables to a scratch folder, then one
+  ``psql -c "\\copy ..."`` per table, all eight at once, then the very same keys, indexes
+  and ANALYZE (dbbench's ``finish_load``), so only the data path differs. The peer writes
+  CSV rather than .tbl: the trailing ``|`` of .tbl lines needs a ``sed`` pass before COPY
+  accepts them, which would only slow the peer down.
+
+Each side gets a fresh database on the same server (created and dropped here). Runs
+alternate so that a busy machine hurts both alike; the best of ``--repeat`` is kept. The
+target is to be no slower than the peer.
+
+Run: ``python benchmarks/load_postgresql.py [--url postgresql://postgres@127.0.0.1/test]
+[--sf 1] [--repeat 1] [--jobs N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import psycopg
+
+from dbgen.schema import TABLES
+from drivers.loader import load_database
+from drivers.registry import open_engine
+from drivers.url import parse_url
+
+BIN = Path(sys.executable).parent
+TPCHGEN = shutil.which("tpchgen-cli", path=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+PSQL = shutil.which("psql")
+
+
+@contextmanager
+def fresh_database(base: str) -> Iterator[str]:
+    name = f"dbbench_bench_{secrets.token_hex(4)}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")  # type: ignore[arg-type]
+    try:
+        yield base.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")  # type: ignore[arg-type]
+
+
+def ours(url: str, sf: float, jobs: int | None) -> dict[str, float]:
+    engine = open_engine(url)
+    try:
+        start = time.perf_counter()
+        stats = load_database(engine, sf, jobs=jobs)
+        total = time.perf_counter() - start
+    finally:
+        engine.close()
+    finish = total - stats.seconds["load"] - stats.seconds["create_schema"]
+    return {"generate+copy": stats.seconds["load"], "keys+analyze": finish, "total": total}
+
+
+def peer(url: str, sf: float, scratch: Path) -> dict[str, float]:
+    assert TPCHGEN is not None and PSQL is not None
+    engine = open_engine(url)
+    try:
+        start = time.perf_counter()
+        engine.create_schema()
+        subprocess.run(
+            [TPCHGEN, "csv", "-s", f"{sf:g}", "-o", str(scratch), "--quiet"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        generated = time.perf_counter()
+        _parallel_copy(url, scratch)
+        copied = time.perf_counter()
+        engine.finish_load()
+        done = time.perf_counter()
+    finally:
+        engine.close()
+    return {
+        "generate": generated - start,
+        "copy": copied - generated,
+        "keys+analyze": done - copied,
+        "total": done - start,
+    }
+
+
+def _parallel_copy(url: str, folder: Path) -> None:
+    parsed = parse_url(url)
+    env = {**os.environ, "PGPASSWORD": parsed.password or ""}
+    conn = [
+        "-h", parsed.host or "127.0.0.1", "-p", str(parsed.port or 5432),
+        "-U", parsed.username or "postgres", "-d", parsed.database or "postgres",
+    ]  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            [
+                PSQL or "psql",
+                *conn,
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-q",
+                "-c",
+                f"\\copy {table} FROM '{folder / (table + '.csv')}' WITH (FORMAT csv, HEADER)",
+            ],
+            env=env,
+        )  # fmt: skip
+        for table in TABLES
+    ]
+    failed = [p.args for p in procs if p.wait() != 0]
+    if failed:
+        raise SystemExit(f"psql \\copy failed: {failed[0]}")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
+    parser.add_argument("--sf", type=float, default=1.0)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=None)
+    args = parser.parse_args(argv)
+    if TPCHGEN is None or PSQL is None:
+        print("needs tpchgen-cli and psql on PATH", file=sys.stderr)
+        return 2
+    best: dict[str, dict[str, float]] = {}
+    for _ in range(args.repeat):
+        for label in ("dbbench", "peer"):
+            with fresh_database(args.url) as url, tempfile.TemporaryDirectory() as tmp:
+                got = (
+                    ours(url, args.sf, args.jobs)
+                    if label == "dbbench"
+                    else peer(url, args.sf, Path(tmp))
+                )
+            if label not in best or got["total"] < best[label]["total"]:
+                best[label] = got
+    print(f"SF {args.sf:g}, {os.cpu_count()} CPUs, best of {args.repeat}")
+    for label, got in best.items():
+        parts = ", ".join(f"{k} {v:.2f} s" for k, v in got.items())
+        print(f"  {label:8} {parts}")
+    ratio = best["dbbench"]["total"] / best["peer"]["total"]
+    print(f"  dbbench / peer = {ratio:.2f} (target <= 1.00)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
