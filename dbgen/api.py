@@ -265,10 +265,19 @@ def update_batches(
     )
 
 
-def delete_keys(sf: float, set_number: int) -> npt.NDArray[np.int64]:
-    """RF2 keys of update set ``set_number`` (``delete.<n>``): the base orders of block n."""
+def delete_keys(
+    sf: float, set_number: int, *, start: int = 0, count: int | None = None
+) -> npt.NDArray[np.int64]:
+    """RF2 keys of update set ``set_number`` (``delete.<n>``): the base orders of block n.
+
+    ``start``/``count`` select keys ``start .. start+count−1`` of the set (``-d`` segments).
+    """
     sf = validate_scale(sf)
     _check_set(set_number)
     per_set = updates_per_set(sf)
-    index = np.arange((set_number - 1) * per_set + 1, set_number * per_set + 1, dtype=np.int64)
+    count = per_set - start if count is None else count
+    if start < 0 or count < 0 or start + count > per_set:
+        raise DbgenError(f"keys {start}..{start + count} are outside update set of {per_set}")
+    first = (set_number - 1) * per_set + 1 + start
+    index = np.arange(first, first + count, dtype=np.int64)
     return order_key(index, set_number // 1000)

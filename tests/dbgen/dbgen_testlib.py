@@ -48,7 +48,8 @@ def first_difference(what: str, got: bytes, expected: bytes) -> str | None:
     for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
             return f"{what}: line {i + 1} differs\n  ours: {x!r}\n  ref:  {y!r}"
-    return f"{what}: {len(a) - 1} lines, reference has {len(b) - 1} (first {min(len(a), len(b)) - 1} equal)"
+    same = min(len(a), len(b)) - 1
+    return f"{what}: {len(a) - 1} lines, reference has {len(b) - 1} (first {same} equal)"
 
 
 def sha1_of(chunks: Iterable[bytes]) -> tuple[str, int]:
@@ -58,3 +59,9 @@ def sha1_of(chunks: Iterable[bytes]) -> tuple[str, int]:
         h.update(c)
         lines += c.count(b"\n")
     return h.hexdigest(), lines
+
+
+def table_sha1(table: str, sf: float) -> tuple[str, str, int]:
+    """(table, SHA-1, lines) of a whole table's tbl bytes, streamed batch by batch."""
+    sha, lines = sha1_of(format_tbl(b, table) for b in api.table_batches(table, sf))
+    return table, sha, lines

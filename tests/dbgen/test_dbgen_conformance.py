@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from dbgen_testlib import first_difference, ours, run_tpchgen
 
 from dbgen import api
-from dbgen_testlib import first_difference, ours, run_tpchgen
 
 SCALES = [0.01, 0.1]
 
