@@ -47,12 +47,12 @@ PSQL = shutil.which("psql")
 def fresh_database(base: str) -> Iterator[str]:
     name = f"dbbench_bench_{secrets.token_hex(4)}"
     with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")  # type: ignore[arg-type]
+        conn.execute(f"CREATE DATABASE {name}")
     try:
         yield base.rsplit("/", 1)[0] + "/" + name
     finally:
         with psycopg.connect(base, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")  # type: ignore[arg-type]
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 def ours(url: str, sf: float, jobs: int | None) -> dict[str, float]:
@@ -100,24 +100,14 @@ def _parallel_copy(url: str, folder: Path) -> None:
         "-h", parsed.host or "127.0.0.1", "-p", str(parsed.port or 5432),
         "-U", parsed.username or "postgres", "-d", parsed.database or "postgres",
     ]  # fmt: skip
-    procs = [
-        subprocess.Popen(
-            [
-                PSQL or "psql",
-                *conn,
-                "-v",
-                "ON_ERROR_STOP=1",
-                "-q",
-                "-c",
-                f"\\copy {table} FROM '{folder / (table + '.csv')}' WITH (FORMAT csv, HEADER)",
-            ],
-            env=env,
-        )  # fmt: skip
-        for table in TABLES
-    ]
-    failed = [p.args for p in procs if p.wait() != 0]
+    procs = []
+    for table in TABLES:
+        copy = f"\\copy {table} FROM '{folder / (table + '.csv')}' WITH (FORMAT csv, HEADER)"
+        command = [PSQL or "psql", *conn, "-v", "ON_ERROR_STOP=1", "-q", "-c", copy]
+        procs.append(subprocess.Popen(command, env=env))
+    failed = [table for table, p in zip(TABLES, procs, strict=True) if p.wait() != 0]
     if failed:
-        raise SystemExit(f"psql \\copy failed: {failed[0]}")
+        raise SystemExit(f"psql \\copy failed for {', '.join(failed)}")
 
 
 def main(argv: list[str]) -> int:
