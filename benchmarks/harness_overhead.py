@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
+import platform
 import statistics
 import tempfile
 import threading
@@ -84,20 +86,32 @@ def dbbench_path(engine: Engine, repeat: int, folder: Path) -> list[float]:
     return samples
 
 
+def _spread(samples: list[float]) -> str:
+    q = statistics.quantiles(samples, n=4)
+    return f"IQR {q[0] * 1e6:.0f}-{q[2] * 1e6:.0f} us"
+
+
 def measure(name: str, url: str, raw_cursor: Callable[[Engine], Any], repeat: int) -> None:
+    """Raw and dbbench alternate in ten blocks, so a busy neighbour slows both alike."""
     engine = open_engine(url)
+    raw: list[float] = []
+    kit: list[float] = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
             cursor = raw_cursor(engine)
             raw_driver(cursor, repeat // 10)  # warm up both paths
             dbbench_path(engine, repeat // 10, Path(tmp))
-            raw = _median_us(raw_driver(cursor, repeat))
-            kit = _median_us(dbbench_path(engine, repeat, Path(tmp)))
+            for _ in range(10):
+                raw += raw_driver(cursor, repeat // 10)
+                kit += dbbench_path(engine, repeat // 10, Path(tmp))
+        version = engine.version()
     finally:
         engine.close()
     print(
-        f"{name:<11} raw driver {raw:8.1f} us   dbbench {kit:8.1f} us   "
-        f"overhead {kit - raw:7.1f} us per query (median of {repeat})"
+        f"{name:<11} raw driver {_median_us(raw):7.1f} us ({_spread(raw)})   "
+        f"dbbench {_median_us(kit):7.1f} us ({_spread(kit)})   "
+        f"overhead {_median_us(kit) - _median_us(raw):6.1f} us per query "
+        f"(medians of {len(raw)}; {version})"
     )
 
 
@@ -150,7 +164,7 @@ def _processes(url: str, sf: float, streams: int, skip: frozenset[int]) -> float
 
 def compare_executors(url: str, sf: float, streams: int, rounds: int) -> None:
     """Best of ``rounds`` for each executor, alternating so drift hits both alike."""
-    best = {"threads": float("inf"), "processes": float("inf")}
+    times: dict[str, list[float]] = {"threads": [], "processes": []}
     proc_url, skip = url, frozenset[int]()
     if url.startswith("duckdb"):
         # One process may write a DuckDB file; others can only open it read-only, where
@@ -158,12 +172,12 @@ def compare_executors(url: str, sf: float, streams: int, rounds: int) -> None:
         proc_url = url + ("&" if "?" in url else "?") + "access_mode=READ_ONLY"
         skip = frozenset({15})
     for _ in range(rounds):
-        best["threads"] = min(best["threads"], _threads(url, sf, streams, skip))
-        best["processes"] = min(best["processes"], _processes(proc_url, sf, streams, skip))
+        times["threads"].append(_threads(url, sf, streams, skip))
+        times["processes"].append(_processes(proc_url, sf, streams, skip))
+    shown = ", ".join(f"{k} {min(v):.2f} s (best; worst {max(v):.2f} s)" for k, v in times.items())
     print(
         f"{streams} streams x {22 - len(skip)} queries at SF {sf:g} on {redact(url)}: "
-        f"threads {best['threads']:.2f} s, processes {best['processes']:.2f} s "
-        f"(best of {rounds})"
+        f"{shown}, {rounds} alternating rounds"
     )
 
 
@@ -176,6 +190,10 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    print(
+        f"{platform.platform()}, {os.cpu_count()} CPUs, "
+        f"{platform.python_implementation()} {platform.python_version()}"
+    )
     if args.executors:
         compare_executors(args.executors, args.sf, args.streams, args.rounds)
         return

@@ -93,9 +93,11 @@ def wait_for_event(journal: Path, predicate: str, proc: subprocess.Popen[str]) -
 @pytest.mark.postgresql
 def test_query_timeout_is_recorded_and_the_run_goes_on(loaded_pg: str, tmp_path: Path) -> None:
     """Q2, Q5 and Q8 read REGION, which another session holds locked: they wait, time out,
-    are cancelled, and every other query and refresh function still runs."""
+    are cancelled, and every other query and refresh function still runs. The URL carries a
+    password (trust auth ignores it), which must appear nowhere."""
     out = tmp_path / "run"
-    args = ["run", "-e", loaded_pg, "-s", SF, "-o", str(out), "--runs", "1"]
+    with_password = loaded_pg.replace("postgres@", "postgres:S3cret-pw@")
+    args = ["run", "-e", with_password, "-s", SF, "-o", str(out), "--runs", "1"]
     proc = spawn(*args, "--streams", "2", "--query-timeout", "1")
     locker = psycopg.connect(loaded_pg)
     try:
@@ -124,6 +126,9 @@ def test_query_timeout_is_recorded_and_the_run_goes_on(loaded_pg: str, tmp_path:
     assert len([i for i in run.intervals if i.kind != "query"]) == 6
     assert result.status == "complete" and not result.compliance.compliant
     assert any("Q8 timeout" in e for e in result.errors)
+    assert "S3cret-pw" not in err
+    for path in out.iterdir():
+        assert "S3cret-pw" not in path.read_text(encoding="utf-8"), path.name
 
 
 @pytest.mark.postgresql
