@@ -195,6 +195,10 @@ class _InlineFeed:
         self.units = units
         self.sf = sf
         self.gen = _source(source)
+        # Warm the generator's lazy caches (the text pool) once, here, rather than in
+        # several loading threads at once, each of which would build or verify them.
+        for _ in self.gen.table_batches("region", sf):
+            break
 
     def batches(self, table: str) -> Iterator[pa.RecordBatch]:
         for unit in (u for u in self.units if u.table == table):
