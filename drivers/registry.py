@@ -67,7 +67,7 @@ ENGINES: dict[str, EngineSpec] = {
         "drivers.engines.sqlalchemy",
         "sqlite:///file.db",
         ("sqlalchemy", "sqlite3"),
-        "pip install 'dbbench[sqlalchemy]'",
+        "pip install 'dbbench[sqlite]'",
     ),
     "sqlalchemy": EngineSpec(
         "sqlalchemy",
