@@ -17,6 +17,8 @@ from drivers.errors import DriversError
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9.-]*(\+[A-Za-z0-9_.-]+)?$")
 # user:password@ inside anything that looks like a URL, for text we could not parse.
 _USERINFO = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*):(?P<pw>\S*)@")
+_SECRET_OPTIONS = frozenset({"password", "passwd", "pwd", "sslpassword"})
+_SECRET_QUERY = re.compile(r"(?P<head>[?&](?:password|passwd|pwd|sslpassword)=)[^&\s]*", re.I)
 
 
 @dataclass(frozen=True)
@@ -66,11 +68,19 @@ class EngineURL:
         if self.database is not None:
             text += "/" + self.database
         if self.query:
-            text += "?" + "&".join(f"{quote(k)}={quote(v)}" for k, v in self.query.items())
+            text += "?" + "&".join(
+                f"{quote(k)}={'***' if hide_password and is_secret_option(k) else quote(v)}"
+                for k, v in self.query.items()
+            )
         return text
 
     def __str__(self) -> str:
         return self.render()
+
+
+def is_secret_option(option: str) -> bool:
+    """Query options that carry a password (libpq accepts ``?password=``)."""
+    return option.lower() in _SECRET_OPTIONS
 
 
 def _option_text(value: object) -> str:
@@ -83,7 +93,8 @@ def redact(url: str | EngineURL) -> str:
     """The URL with its password replaced by ``***``; works on text that does not parse."""
     if isinstance(url, EngineURL):
         return url.render()
-    return _USERINFO.sub(lambda m: f"{m.group('head')}:***@", url)
+    text = _USERINFO.sub(lambda m: f"{m.group('head')}:***@", url)
+    return _SECRET_QUERY.sub(lambda m: f"{m.group('head')}***", text)
 
 
 def parse_url(text: str) -> EngineURL:

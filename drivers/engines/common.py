@@ -21,7 +21,7 @@ from dbgen.schema import TABLES
 from drivers import ddl
 from drivers.engine import Engine, QueryOutput, Session
 from drivers.errors import ConnectionLostError, DriversError, QueryCancelledError
-from drivers.url import EngineURL
+from drivers.url import EngineURL, is_secret_option
 
 #: Orders per RF transaction unless the URL says ``?refresh_batch=N``: one transaction for a
 #: whole SF1 update set, several for larger ones (the spec allows any batching of orders).
@@ -33,8 +33,11 @@ def one_line(exc: BaseException, url: EngineURL | None = None) -> str:
     text = str(exc).split("(Background on this error")[0]
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     line = lines[0] if lines else type(exc).__name__
-    if url is not None and url.password:
-        line = line.replace(url.password, "***")
+    if url is not None:
+        secrets = [url.password or ""]
+        secrets += [v for k, v in url.query.items() if is_secret_option(k)]
+        for secret in filter(None, secrets):
+            line = line.replace(secret, "***")
     return line[:400]
 
 

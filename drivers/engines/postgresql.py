@@ -59,7 +59,7 @@ class PostgresSession(SqlSession):
 
     def delete_keys(self, table: str, column: str, keys: list[int]) -> int:
         with self.conn.cursor() as cur:
-            cur.execute(f"DELETE FROM {table} WHERE {column} = ANY(%s)", (keys,))
+            cur.execute(f"DELETE FROM {table} WHERE {column} = ANY(%s::bigint[])", (keys,))
             return int(cur.rowcount)
 
     def cancel(self) -> None:

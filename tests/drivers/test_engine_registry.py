@@ -132,3 +132,11 @@ def test_engines_command_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["engines"]) == 0
     out = capsys.readouterr().out
     assert "postgresql" in out and "dbbench[postgresql]" in out
+
+
+@pytest.mark.mariadb
+def test_refused_login_is_one_line_without_password(mariadb_base_url: str) -> None:
+    url = mariadb_base_url.replace("root@", f"root:{PASSWORD}@")
+    with pytest.raises(DriversError) as info:
+        open_engine(url)
+    assert "denied" in _one_line_without_password(info.value).lower()

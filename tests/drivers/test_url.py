@@ -62,6 +62,15 @@ def test_password_never_in_str_repr_or_render() -> None:
     assert parse_url(url.render(hide_password=False)).password == SECRET
 
 
+def test_password_given_as_an_option_is_hidden_too() -> None:
+    url = parse_url("postgresql://u@h/db?sslmode=require&password=hunter2")
+    assert url.query["password"] == "hunter2"
+    assert "hunter2" not in str(url) and "password=***" in str(url)
+    assert (
+        redact("postgresql://u@h/db?PassWord=hunter2&x=1") == "postgresql://u@h/db?PassWord=***&x=1"
+    )
+
+
 def test_redact_text_that_does_not_parse() -> None:
     assert redact("postgresql://u:hunter2@h:notaport/db") == "postgresql://u:***@h:notaport/db"
     assert redact("mysql+pymysql://root:p@ss@h/db") == "mysql+pymysql://root:***@h/db"
