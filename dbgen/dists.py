@@ -33,10 +33,17 @@ class Dist:
     def total(self) -> int:
         return int(self.cumulative[-1])
 
+    @cached_property
+    def lookup(self) -> npt.NDArray[np.int64] | None:
+        """``lookup[j]`` = index picked by draw j (positive weights only; totals are small)."""
+        if min(self.weights) <= 0:
+            return None
+        return np.concatenate([[0], np.repeat(np.arange(len(self.values)), self.weights)])
+
     def pick(self, j: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """Indexes of the entries chosen by draws ``j`` in ``[1, total]``."""
-        if self.total == len(self.values) and min(self.weights) == 1:
-            return np.asarray(j, dtype=np.int64) - 1  # all weights 1: no search needed
+        if self.lookup is not None:
+            return self.lookup[j]
         return np.searchsorted(self.cumulative, j, side="left").astype(np.int64)
 
 

@@ -25,16 +25,18 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
 
 from dbgen import dists
 from dbgen.errors import DbgenError
-from dbgen.rng import A, geometric, mulmod, unif
+from dbgen.rng import A, P, geometric, mulmod
 
 POOL_SIZE = 300 * 1024 * 1024
 #: SHA-1 of the whole pool, fixed once the build reproduced the reference tables byte for byte.
 POOL_SHA1 = "419a3776e1827496efe40d77043e3ca05c34d59a"
 _CACHE_NAME = "tpch-textpool-v1.bin"
-_BLOCK = 1 << 22  # draws per block
+_BLOCK = 1 << 21  # draws per block
+_SEGMENT = 2048  # positions per segment of the sentence chase
 _OVERLAP = 20  # the longest sentence takes 20 draws
 
 # Roles of a draw inside a sentence; 0 = a form choice that writes nothing.
@@ -57,22 +59,27 @@ I64 = npt.NDArray[np.int64]
 U8 = npt.NDArray[np.uint8]
 
 
-def _pick(dist: dists.Dist, raw: npt.NDArray[np.uint64]) -> I64:
-    return dist.pick(unif(raw, 1, dist.total))
+def _pick(dist: dists.Dist, unit: npt.NDArray[np.float64]) -> I64:
+    """A weighted pick from ``x / P`` precomputed (UnifInt's own first operation)."""
+    return dist.pick((unit * float(dist.total)).astype(np.int64) + 1)
 
 
 class _Vocab:
-    """Every piece a draw can write, concatenated, with per-role base ids."""
+    """Every piece a draw can write, as an Arrow string array with per-role base ids.
+
+    Each piece also exists without its last character (ids shifted by ``len(pieces)``): the
+    word before a terminator loses its trailing space. A ``take`` of piece ids then yields
+    the text directly as the taken array's data buffer.
+    """
 
     def __init__(self) -> None:
-        pieces: list[bytes] = []
+        pieces: list[str] = []
         self.base: dict[int, int] = {}
         for role, (dist, suffix) in _ROLE_WORDS.items():
             self.base[role] = len(pieces)
-            pieces.extend((v + suffix).encode() for v in dist.values)
-        self.lens = np.array([len(p) for p in pieces], dtype=np.int64)
-        self.starts = np.concatenate([[0], np.cumsum(self.lens)[:-1]]).astype(np.int64)
-        self.buf = np.frombuffer(b"".join(pieces), dtype=np.uint8)
+            pieces.extend(v + suffix for v in dist.values)
+        self.trimmed = len(pieces)
+        self.strings = pa.array(pieces + [p[:-1] for p in pieces], pa.string())
         self.term_lo = self.base[TERM]
 
 
@@ -80,12 +87,12 @@ class _Block:
     """Per-position derived values for one block of raw draws."""
 
     def __init__(self, raw: npt.NDArray[np.uint64]) -> None:
-        self.raw = raw
-        self.np_form = _pick(dists.NP, raw)
-        self.vp_form = _pick(dists.VP, raw)
+        self.unit = raw.astype(np.float64) / float(P)
+        self.np_form = _pick(dists.NP, self.unit)
+        self.vp_form = _pick(dists.VP, self.unit)
         self.np_len = np.array([1 + len(r) for r in _NP_ROLES], dtype=np.int64)[self.np_form]
         self.vp_len = np.array([1 + len(r) for r in _VP_ROLES], dtype=np.int64)[self.vp_form]
-        self.grammar = _pick(dists.GRAMMAR, raw)
+        self.grammar = _pick(dists.GRAMMAR, self.unit)
 
     def advance(self, pos: I64, token: str) -> I64:
         """Position after ``token`` (N, V, P or T) starting at ``pos``."""
@@ -143,14 +150,41 @@ class _Block:
 
 
 def _chase(ends: I64, n: int) -> tuple[I64, int]:
-    """Sentence starts reachable from 0 below ``n``, and the first position at or after n."""
-    nxt = ends.tolist()
-    starts: list[int] = []
-    c = 0
-    while c < n:
-        starts.append(c)
-        c = nxt[c]
-    return np.asarray(starts, dtype=np.int64), c
+    """Sentence starts reachable from 0 below ``n``, and the first position at or after n.
+
+    ``n`` is cut into segments; every segment is walked from each of the 20 positions a
+    sentence could enter it at, all segments at once (phase 1). Chaining the segments is
+    then a short scalar loop over segments (phase 2), and the real walk is replayed for all
+    segments at once to list the starts (phase 3). No Python work per sentence.
+    """
+    seg = _SEGMENT
+    first = np.arange(0, n, seg, dtype=np.int64)
+    limit = np.minimum(first + seg, n)
+    exits = first[:, None] + np.arange(_OVERLAP, dtype=np.int64)[None, :]
+    _walk(ends, exits, limit[:, None])
+    entry, entries = 0, []
+    exit_rows = exits.tolist()
+    for s, lo in enumerate(first.tolist()):
+        entries.append(entry)
+        entry = exit_rows[s][entry - lo]
+    pos = np.asarray(entries, dtype=np.int64)
+    steps = []
+    active = pos < limit
+    while active.any():
+        steps.append(np.where(active, pos, -1))
+        pos = np.where(active, ends[np.minimum(pos, n - 1)], pos)
+        active = pos < limit
+    visited = np.stack(steps).T.reshape(-1)
+    return visited[visited >= 0], entry
+
+
+def _walk(ends: I64, pos: I64, limit: I64) -> None:
+    """Advance every position in ``pos`` sentence by sentence until it reaches ``limit``."""
+    n = len(ends)
+    active = pos < limit
+    while active.any():
+        pos[...] = np.where(active, ends[np.minimum(pos, n - 1)], pos)
+        active = pos < limit
 
 
 def _render(block: _Block, role: npt.NDArray[np.int8], end: int, vocab: _Vocab) -> U8:
@@ -160,14 +194,13 @@ def _render(block: _Block, role: npt.NDArray[np.int8], end: int, vocab: _Vocab) 
     ids = np.empty(len(pos), dtype=np.int64)
     for code, (dist, _) in _ROLE_WORDS.items():
         m = r == code
-        ids[m] = vocab.base[code] + _pick(dist, block.raw[pos[m]])
-    lens = vocab.lens[ids].copy()
+        ids[m] = vocab.base[code] + _pick(dist, block.unit[pos[m]])
     terms = np.flatnonzero(ids >= vocab.term_lo)
-    lens[terms - 1] -= 1  # the terminator replaces the space after the previous word
-    ends = np.cumsum(lens)
-    total = int(ends[-1])
-    idx = np.repeat(vocab.starts[ids] - (ends - lens), lens) + np.arange(total, dtype=np.int64)
-    return vocab.buf[idx]
+    ids[terms - 1] += vocab.trimmed  # the terminator replaces the previous word's space
+    text = vocab.strings.take(pa.array(ids))
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int32)
+    data = np.frombuffer(text.buffers()[2], dtype=np.uint8)
+    return data[offsets[0] : offsets[-1]]
 
 
 def build_pool(size: int = POOL_SIZE) -> U8:
@@ -220,15 +253,20 @@ def _write_cache(path: Path) -> None:
         raise DbgenError(f"cannot write the text pool cache in {path.parent}: {exc}") from exc
 
 
-@lru_cache(maxsize=1)
-def get_pool() -> U8:
-    """The pool, memory-mapped from the cache (built and cached on first use)."""
-    path = cache_dir() / _CACHE_NAME
+def load_pool(directory: Path) -> U8:
+    """The pool memory-mapped from ``directory``, built there first if missing or corrupt."""
+    path = directory / _CACHE_NAME
     if not _valid(path):
         _write_cache(path)
         if not _valid(path):
             raise DbgenError(f"the text pool cache {path} failed its SHA-1 check after a rebuild")
     return np.memmap(path, dtype=np.uint8, mode="r").view(np.ndarray)
+
+
+@lru_cache(maxsize=1)
+def get_pool() -> U8:
+    """The process-wide pool (from the cache directory; built and cached on first use)."""
+    return load_pool(cache_dir())
 
 
 @lru_cache(maxsize=1)
