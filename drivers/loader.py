@@ -158,6 +158,7 @@ def _load_tables(
     else:
         feed = _InlineFeed(units, sf, source)
     lock = threading.Lock()
+    failed = threading.Event()  # one table failed: the others stop at their next batch
 
     def load_one(table: str) -> None:
         done = 0
@@ -165,13 +166,19 @@ def _load_tables(
         def counted() -> Iterator[pa.RecordBatch]:
             nonlocal done
             for batch in feed.batches(table):
+                if failed.is_set():
+                    raise DriversError(f"loading {table} stopped: another table failed")
                 done += batch.num_rows
                 if progress is not None:
                     progress(table, done, expected[table])
                 yield batch
 
         began = time.perf_counter()
-        rows = engine.load_table(table, counted())
+        try:
+            rows = engine.load_table(table, counted())
+        except BaseException:
+            failed.set()
+            raise
         with lock:
             stats.rows[table] = rows
             stats.table_seconds[table] = time.perf_counter() - began
@@ -179,8 +186,11 @@ def _load_tables(
     try:
         if parallel:
             with ThreadPoolExecutor(max_workers=len(order)) as pool:
-                for future in [pool.submit(load_one, t) for t in order]:
-                    future.result()
+                futures = [pool.submit(load_one, t) for t in order]
+            errors = [e for e in (f.exception() for f in futures) if e is not None]
+            if errors:  # the first cause, not the "stopped" errors it provoked
+                first = [e for e in errors if "another table failed" not in str(e)]
+                raise (first or errors)[0]
         else:
             for table in order:
                 load_one(table)

@@ -144,24 +144,33 @@ def table_batches(table, sf, *, part=1, parts=1):
 
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(
-    ("url", "workers"), [("duckdb", False), ("duckdb", True), ("sqlite://", False)]
+    ("kind", "workers"),
+    [
+        ("duckdb", False),
+        ("duckdb", True),
+        ("sqlite://", False),
+        pytest.param("postgresql", True, marks=pytest.mark.postgresql),
+    ],
 )
 def test_generator_errors_surface_as_themselves(
-    url: str,
+    kind: str,
     workers: bool,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> None:
     """A generator failure mid-table is the generator's one-line error, not the engine's
-    wrapping of it, whether it happened inline or in a worker process."""
+    wrapping of it (nor the "stopped" of the tables loading beside it), whether it happened
+    inline or in a worker process."""
     (tmp_path / "failing_source.py").write_text(FAILING_SOURCE)
     monkeypatch.syspath_prepend(str(tmp_path))
     if workers:
         monkeypatch.setattr(loader, "PROCESS_MIN_ROWS", 0)
-    engine = open_engine(url)
-    try:
-        with pytest.raises(DbgenError, match="ran out of luck") as info:
-            load_database(engine, SF, jobs=2, source="failing_source")
-        assert "\n" not in str(info.value)
-    finally:
-        engine.close()
+    with _database(kind, request) as url:
+        engine = open_engine(url)
+        try:
+            with pytest.raises(DbgenError, match="ran out of luck") as info:
+                load_database(engine, SF, jobs=2, source="failing_source")
+            assert "\n" not in str(info.value)
+        finally:
+            engine.close()
