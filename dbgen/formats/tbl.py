@@ -1,9 +1,9 @@
 """dbgen's flat-file format: every field followed by ``|``, rows ended by LF (tpch.md §7).
 
-Formatting is Arrow compute end to end: each column is cast to strings (integers plain,
-decimal128(15,2) with two decimals and a sign, date32 as ``YYYY-MM-DD``), and one
-element-wise join builds all rows of a batch; the joined array's data buffer *is* the file
-content. ``l_quantity`` is a decimal in the schema but dbgen prints it as an integer.
+Formatting stays in Arrow's C++: columns with few distinct renderings (dates, discounts,
+taxes, quantities) become strings through small lookup tables, the rest through Arrow's
+casts inside its CSV writer (integers plain, decimal128(15,2) with two decimals and a sign).
+``l_quantity`` is a decimal in the schema but dbgen prints it as an integer.
 """
 
 from __future__ import annotations
