@@ -159,8 +159,8 @@ def table_batches(
     """Batches of part ``part`` of ``parts`` of ``table`` at scale ``sf``.
 
     ``batch_rows`` bounds the rows of a batch; LINEITEM and PARTSUPP batches are cut by
-    ``batch_rows / 4`` orders or parts (so at most 7/4·batch_rows lineitem rows). NATION and REGION are never chunked by dbgen: part
-    1 holds all their rows and the other parts are empty.
+    ``batch_rows / 4`` orders or parts (so at most 7/4·batch_rows lineitem rows). NATION and
+    REGION are never chunked by dbgen: part 1 holds all their rows, the other parts are empty.
     """
     _check_table(table)
     sf = validate_scale(sf)
