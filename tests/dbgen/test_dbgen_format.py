@@ -83,3 +83,11 @@ def test_bad_table_or_columns() -> None:
         format_tbl(batch, "customers")
     with pytest.raises(DbgenError, match="do not match"):
         format_tbl(batch, "supplier")
+
+
+@pytest.mark.parametrize("table", ["lineitem", "orders", "supplier"])
+def test_sliced_batches_format_their_own_rows(table: str) -> None:
+    """Offsets into Arrow buffers (sliced batches) are honoured by the lookup-table paths."""
+    batch = next(api.table_batches(table, 0.01, batch_rows=40))
+    whole = format_tbl(batch, table).split(b"\n")
+    assert format_tbl(batch.slice(3, 5), table) == b"\n".join(whole[3:8]) + b"\n"
