@@ -50,7 +50,7 @@ _LETTERS: dict[str, tuple[str, ...]] = {
 }
 DEFAULT_BATCH_ROWS = 100_000
 #: Largest scale factor whose keys (about 6,000,000·SF for orders) fit a signed 64-bit int.
-MAX_SCALE = (2**63 - 1) // 6_000_000 // 4
+MAX_SCALE = (2**63 - 1) // 6_000_000
 #: SF -> LINEITEM rows from the specification's Table 4, for scales too large to count.
 LINEITEM_ROWS = {
     1: 6_001_215,
