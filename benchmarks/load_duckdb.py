@@ -27,6 +27,7 @@ from pathlib import Path
 
 import duckdb
 
+from dbgen.api import row_count
 from dbgen.schema import TABLES
 from drivers.loader import load_database
 from drivers.registry import open_engine
@@ -41,6 +42,9 @@ def ours(sf: float, jobs: int | None, scratch: Path) -> dict[str, float]:
         start = time.perf_counter()
         stats = load_database(engine, sf, jobs=jobs)
         total = time.perf_counter() - start
+        expected = {t: row_count(t, sf) for t in TABLES}
+        if engine.row_counts() != expected:  # a fast load of the wrong rows counts for nothing
+            raise SystemExit(f"dbbench loaded {engine.row_counts()}, expected {expected}")
     finally:
         engine.close()
     return {"generate+load": stats.seconds["load"], "total": total}

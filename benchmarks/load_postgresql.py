@@ -33,6 +33,7 @@ from pathlib import Path
 
 import psycopg
 
+from dbgen.api import row_count
 from dbgen.schema import TABLES
 from drivers.loader import load_database
 from drivers.registry import open_engine
@@ -61,6 +62,9 @@ def ours(url: str, sf: float, jobs: int | None) -> dict[str, float]:
         start = time.perf_counter()
         stats = load_database(engine, sf, jobs=jobs)
         total = time.perf_counter() - start
+        expected = {t: row_count(t, sf) for t in TABLES}
+        if engine.row_counts() != expected:  # a fast load of the wrong rows counts for nothing
+            raise SystemExit(f"dbbench loaded {engine.row_counts()}, expected {expected}")
     finally:
         engine.close()
     finish = total - stats.seconds["load"] - stats.seconds["create_schema"]

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
 import duckdb
@@ -78,6 +79,7 @@ class DuckDBEngine(SqlEngine):
             self._db = duckdb.connect(self.path, config=config)
         self._admin = DuckDBSession(self, self._db.cursor())
         self._lock = threading.Lock()
+        self.load_connections = max(1, min(4, os.cpu_count() or 1))
 
     def admin(self) -> SqlSession:
         return self._admin
@@ -87,25 +89,28 @@ class DuckDBEngine(SqlEngine):
             return DuckDBSession(self, self._db.cursor())
 
     def load_table(self, table: str, batches: Iterable[pa.RecordBatch]) -> int:
-        """One ``INSERT ... SELECT`` over a streaming Arrow reader: DuckDB pulls the batches
-        as they are generated and parallelises the insert itself."""
-        schema = TABLES[table].arrow_schema
-        counted = _Counter(batches)
-        reader = pa.RecordBatchReader.from_batches(schema, iter(counted))
-        session = self.session()
+        """Streaming ``INSERT ... SELECT`` over Arrow readers: DuckDB pulls the batches as
+        they are generated. One such insert runs on one core, so the large tables are
+        inserted by several connections at once, all pulling from the same stream (DuckDB
+        appends to one table from several transactions without conflicts)."""
+        shared = _SharedStream(batches)
+        big = TABLES[table].name in _BIG_TABLES
+        sessions = [self.session() for _ in range(self.load_connections if big else 1)]
         try:
-            with session.policy.guard(f"load {table}"):
-                session.conn.register("dbbench_load", reader)
+            with self.policy.guard(f"load {table}"):
                 try:
-                    session.conn.execute(f"INSERT INTO {table} SELECT * FROM dbbench_load")
+                    with ThreadPoolExecutor(max_workers=len(sessions)) as pool:
+                        futures = [pool.submit(_insert, s, table, shared) for s in sessions]
+                    for future in futures:
+                        future.result()
                 except duckdb.Error:
-                    if counted.failure is not None:  # the generator's own error, not DuckDB's
-                        raise counted.failure from None
+                    if shared.failure is not None:  # the generator's own error, not DuckDB's
+                        raise shared.failure from None
                     raise
-                session.conn.unregister("dbbench_load")
         finally:
-            session.close()
-        return counted.rows
+            for session in sessions:
+                session.close()
+        return shared.rows
 
     def analyze_sql(self) -> list[str]:
         """DuckDB keeps statistics up to date while inserting (ANALYZE would only repeat that
@@ -136,22 +141,41 @@ class DuckDBEngine(SqlEngine):
         self._db.close()
 
 
-class _Counter:
-    """Counts rows as DuckDB pulls batches and keeps the generator's exception, if any."""
+#: Tables large enough to be worth several inserting connections.
+_BIG_TABLES = frozenset({"lineitem", "orders", "partsupp", "part", "customer"})
+
+
+class _SharedStream:
+    """One batch stream shared by several DuckDB readers: counts rows, keeps the
+    generator's exception (DuckDB would only pass on its text)."""
 
     def __init__(self, batches: Iterable[pa.RecordBatch]) -> None:
-        self.batches = batches
+        self._batches = iter(batches)
+        self._lock = threading.Lock()
         self.rows = 0
-        self.failure: Exception | None = None  # DuckDB would only pass on its text
+        self.failure: Exception | None = None
 
-    def __iter__(self) -> Any:
-        try:
-            for batch in self.batches:
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        while True:
+            with self._lock:
+                if self.failure is not None:
+                    return
+                try:
+                    batch = next(self._batches, None)
+                except Exception as exc:
+                    self.failure = exc
+                    raise
+                if batch is None:
+                    return
                 self.rows += batch.num_rows
-                yield batch
-        except Exception as exc:
-            self.failure = exc
-            raise
+            yield batch
+
+
+def _insert(session: DuckDBSession, table: str, stream: _SharedStream) -> None:
+    reader = pa.RecordBatchReader.from_batches(TABLES[table].arrow_schema, iter(stream))
+    session.conn.register("dbbench_load", reader)
+    session.conn.execute(f"INSERT INTO {table} SELECT * FROM dbbench_load")
+    session.conn.unregister("dbbench_load")
 
 
 def _interrupted(exc: BaseException) -> bool:
