@@ -8,9 +8,10 @@ they have something faster (DuckDB's Arrow scans, PostgreSQL's COPY).
 
 from __future__ import annotations
 
+import threading
 import time
 from abc import abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any, ClassVar
 
@@ -99,6 +100,32 @@ def key_chunks(orderkeys: Sequence[int], per_batch: int) -> Iterator[list[int]]:
     keys = np.asarray(orderkeys, dtype=np.int64)
     for start in range(0, len(keys), per_batch):
         yield keys[start : start + per_batch].tolist()
+
+
+class SharedStream:
+    """One batch stream shared by several loading connections: counts rows and keeps the
+    generator's exception (an engine pulling the stream would only pass on its text)."""
+
+    def __init__(self, batches: Iterable[pa.RecordBatch]) -> None:
+        self._batches = iter(batches)
+        self._lock = threading.Lock()
+        self.rows = 0
+        self.failure: Exception | None = None
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        while True:
+            with self._lock:
+                if self.failure is not None:
+                    return
+                try:
+                    batch = next(self._batches, None)
+                except Exception as exc:
+                    self.failure = exc
+                    raise
+                if batch is None:
+                    return
+                self.rows += batch.num_rows
+            yield batch
 
 
 class SqlSession(Session):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
@@ -21,7 +21,7 @@ import pyarrow as pa
 from dbgen.schema import TABLES
 from drivers import ddl
 from drivers.engine import Capabilities
-from drivers.engines.common import ErrorPolicy, SqlEngine, SqlSession
+from drivers.engines.common import ErrorPolicy, SharedStream, SqlEngine, SqlSession
 from drivers.errors import DriversError
 from drivers.url import EngineURL, option_flag
 
@@ -93,7 +93,7 @@ class DuckDBEngine(SqlEngine):
         they are generated. One such insert runs on one core, so the large tables are
         inserted by several connections at once, all pulling from the same stream (DuckDB
         appends to one table from several transactions without conflicts)."""
-        shared = _SharedStream(batches)
+        shared = SharedStream(batches)
         big = TABLES[table].name in _BIG_TABLES
         sessions = [self.session() for _ in range(self.load_connections if big else 1)]
         try:
@@ -145,33 +145,7 @@ class DuckDBEngine(SqlEngine):
 _BIG_TABLES = frozenset({"lineitem", "orders", "partsupp", "part", "customer"})
 
 
-class _SharedStream:
-    """One batch stream shared by several DuckDB readers: counts rows, keeps the
-    generator's exception (DuckDB would only pass on its text)."""
-
-    def __init__(self, batches: Iterable[pa.RecordBatch]) -> None:
-        self._batches = iter(batches)
-        self._lock = threading.Lock()
-        self.rows = 0
-        self.failure: Exception | None = None
-
-    def __iter__(self) -> Iterator[pa.RecordBatch]:
-        while True:
-            with self._lock:
-                if self.failure is not None:
-                    return
-                try:
-                    batch = next(self._batches, None)
-                except Exception as exc:
-                    self.failure = exc
-                    raise
-                if batch is None:
-                    return
-                self.rows += batch.num_rows
-            yield batch
-
-
-def _insert(session: DuckDBSession, table: str, stream: _SharedStream) -> None:
+def _insert(session: DuckDBSession, table: str, stream: SharedStream) -> None:
     reader = pa.RecordBatchReader.from_batches(TABLES[table].arrow_schema, iter(stream))
     session.conn.register("dbbench_load", reader)
     session.conn.execute(f"INSERT INTO {table} SELECT * FROM dbbench_load")
