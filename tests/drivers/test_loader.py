@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
+import pymysql
 import pytest
 
 from dbgen import api
@@ -37,6 +38,9 @@ def _inline_checksum() -> tuple[object, ...]:
 
 @contextmanager
 def _database(kind: str, request: pytest.FixtureRequest) -> Iterator[str]:
+    if kind == "mysql":
+        yield from _fresh_mariadb(request.getfixturevalue("mariadb_base_url"))
+        return
     if kind != "postgresql":
         yield kind
         return
@@ -51,15 +55,33 @@ def _database(kind: str, request: pytest.FixtureRequest) -> Iterator[str]:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
+def _fresh_mariadb(base: str) -> Iterator[str]:
+    name = f"dbbench_test_{secrets.token_hex(4)}"
+    with pymysql.connect(host="127.0.0.1", port=3306, user="root", password="") as conn:
+        conn.cursor().execute(f"CREATE DATABASE {name}")
+    try:
+        yield base.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with pymysql.connect(host="127.0.0.1", port=3306, user="root", password="") as conn:
+            conn.cursor().execute(f"DROP DATABASE IF EXISTS {name}")
+
+
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(
-    "kind", ["duckdb", "sqlite://", pytest.param("postgresql", marks=pytest.mark.postgresql)]
+    "kind",
+    [
+        "duckdb",
+        "sqlite://",
+        pytest.param("postgresql", marks=pytest.mark.postgresql),
+        pytest.param("mysql", marks=pytest.mark.mariadb),
+    ],
 )
 def test_worker_processes_deliver_every_part(
     kind: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
     """Small parts force many of them through worker processes; DuckDB and SQLite load one
-    table at a time, PostgreSQL all at once: the dispatch must not deadlock either way."""
+    table at a time, PostgreSQL and MariaDB all at once: the dispatch must not deadlock
+    either way."""
     with _database(kind, request) as url:
         _load_through_workers(url, monkeypatch)
 
