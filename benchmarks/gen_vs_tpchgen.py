@@ -126,7 +126,9 @@ def main() -> int:
     parser.add_argument("--sf", default="1", help="scale factor of the timed runs")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each tool per format")
     parser.add_argument("--formats", default="tbl,parquet")
-    parser.add_argument("--rss", default="1,10:4", help="SF[:N] list for the memory check")
+    parser.add_argument(
+        "--rss", default="1,10:4", help="SF[:N] list for the memory check ('' to skip)"
+    )
     parser.add_argument("--scratch", type=Path, default=None, help="output disk (a temp dir)")
     args = parser.parse_args()
     if TPCHGEN is None:
@@ -144,8 +146,9 @@ def main() -> int:
             print(ours.line())
             print(theirs.line())
             print(f"  ratio dbbench/tpchgen: {ours.best / theirs.best:.2f}x the time")
-        print("peak RSS of the largest dbbench process:")
-        for sf, parts in _parse_rss(args.rss):
+        if args.rss:
+            print("peak RSS of the largest dbbench process:")
+        for sf, parts in _parse_rss(args.rss) if args.rss else []:
             mib, seconds = peak_rss_mib(sf, parts, scratch)
             what = f"SF {sf}" + (f" --parts {parts} --part 1" if parts else " (all)")
             print(f"  {what:<28} {mib:8.0f} MiB   ({seconds:.1f} s)")
