@@ -264,3 +264,20 @@ def test_postgres_lost_connection(pg_base_url: str) -> None:
     finally:
         victim.close()
         engine.close()
+
+
+@pytest.mark.mariadb
+def test_mariadb_lost_connection(mariadb_base_url: str) -> None:
+    engine = open_engine(mariadb_base_url)
+    victim = engine.session()
+    try:
+        thread = victim.query("SELECT CONNECTION_ID()").rows[0][0]
+        killer = engine.session()
+        killer.execute(f"KILL CONNECTION {thread}")
+        killer.close()
+        with pytest.raises(ConnectionLostError) as info:
+            victim.query("SELECT 1")
+        assert "\n" not in str(info.value)
+    finally:
+        victim.close()
+        engine.close()
