@@ -127,27 +127,21 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Generate TPC-H data: .tbl byte-identical to dbgen, or CSV, or typed Parquet."""
-        options = _options(
-            scale,
-            tables,
-            out,
-            fmt,
-            parts,
-            part,
-            updates,
-            force,
-            trailing_separator,
-            jobs,
-            segment_bytes,
-        )
-        progress: ProgressSink = NullProgress()
-        if not quiet and sys.stderr.isatty():
-            progress = RichProgress()
-        _interrupt_on_sigterm()
-        try:
-            summary = generate(options, progress)
-        except KeyboardInterrupt:
-            sys.stderr.write("dbbench: gen interrupted; unfinished files were removed\n")
-            raise typer.Exit(130) from None
-        if not quiet:
-            typer.echo(f"dbbench gen: {summary.line()} -> {options.out_dir}")
+        args = (scale, tables, out, fmt, parts, part, updates, force, trailing_separator)
+        options = _options(*args, jobs, segment_bytes)
+        _run(options, quiet)
+
+
+def _run(options: GenOptions, quiet: bool) -> None:
+    """Generate with a progress bar only on a terminal; Ctrl-C exits 130 after clean-up."""
+    progress: ProgressSink = NullProgress()
+    if not quiet and sys.stderr.isatty():
+        progress = RichProgress()
+    _interrupt_on_sigterm()
+    try:
+        summary = generate(options, progress)
+    except KeyboardInterrupt:
+        sys.stderr.write("dbbench: gen interrupted; unfinished files were removed\n")
+        raise typer.Exit(130) from None
+    if not quiet:
+        typer.echo(f"dbbench gen: {summary.line()} -> {options.out_dir}")
