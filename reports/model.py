@@ -152,6 +152,7 @@ class BenchmarkResult:
                 f.write(self.to_json())
                 f.flush()
                 os.fsync(f.fileno())
+            os.chmod(tmp, _default_file_mode())  # mkstemp makes 0600; results are to share
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -172,6 +173,13 @@ class BenchmarkResult:
     @classmethod
     def read(cls, path: Path) -> BenchmarkResult:
         return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def _default_file_mode() -> int:
+    """0666 less the process umask: the mode an ordinary ``open(path, "w")`` would give."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 T = TypeVar("T")

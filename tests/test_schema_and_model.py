@@ -72,3 +72,15 @@ def test_newer_schema_is_refused() -> None:
     data = _result().__dict__ | {"schema_version": SCHEMA_VERSION + 1}
     with pytest.raises(ValueError, match="newer"):
         BenchmarkResult.from_dict(data)
+
+
+def test_result_file_gets_the_ordinary_file_mode(tmp_path: Path) -> None:
+    import os
+
+    umask = os.umask(0o022)
+    try:
+        path = tmp_path / "result.json"
+        _result().write(path)
+        assert path.stat().st_mode & 0o777 == 0o644
+    finally:
+        os.umask(umask)
