@@ -274,7 +274,7 @@ def test_file_size_limit_is_treated_like_a_full_disk(base: Path, tmp_path: Path)
 
 def test_ctrl_c_leaves_no_partial_file(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [DBBENCH, "gen", "-s", "0.1", "-o", str(tmp_path), "-T", "L", "-j", "2"],
+        [DBBENCH, "gen", "-s", "0.3", "-o", str(tmp_path), "-T", "L", "-j", "2"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -283,7 +283,7 @@ def test_ctrl_c_leaves_no_partial_file(tmp_path: Path) -> None:
     while not leftovers(tmp_path) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     assert proc.poll() is None, "generation ended before it could be interrupted"
-    time.sleep(0.3)
+    time.sleep(0.1)  # let the workers be in the middle of writing
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, (stdout, stderr)
@@ -318,7 +318,7 @@ def _children(pid: int) -> list[int]:
 def test_a_killed_worker_is_one_line_and_no_partial_file(tmp_path: Path) -> None:
     """A worker killed from outside (the OOM killer, say) fails the run cleanly."""
     proc = subprocess.Popen(
-        [DBBENCH, "gen", "-s", "0.1", "-o", str(tmp_path), "-T", "L", "-j", "2"],
+        [DBBENCH, "gen", "-s", "0.3", "-o", str(tmp_path), "-T", "L", "-j", "2"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
