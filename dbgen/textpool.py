@@ -20,6 +20,8 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import threading
+from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
 
@@ -235,10 +237,31 @@ def _sha1(path: Path) -> str:
     return h.hexdigest()
 
 
+def _stamp_text(path: Path) -> str:
+    """What identifies this very file: size, modification time, inode, and the pool's hash."""
+    st = path.stat()
+    return f"{st.st_size} {st.st_mtime_ns} {st.st_ino} {POOL_SHA1}\n"
+
+
 def _valid(path: Path) -> bool:
+    """Whether ``path`` holds the pool. The full SHA-1 (about a second for 300 MiB) is paid
+    once per cache file: a stamp beside it records the file it vouched for, so every later
+    process and worker only compares a ``stat``."""
     if not path.is_file() or path.stat().st_size != POOL_SIZE:
         return False
-    return _sha1(path) == POOL_SHA1
+    stamp = path.with_name(path.name + ".verified")
+    try:
+        if stamp.read_text(encoding="ascii") == _stamp_text(path):
+            return True
+    except OSError:
+        pass
+    if _sha1(path) != POOL_SHA1:
+        return False
+    with suppress(OSError):  # a read-only cache still works; it is just hashed each time
+        tmp = stamp.with_name(f"{stamp.name}.{os.getpid()}.tmp")
+        tmp.write_text(_stamp_text(path), encoding="ascii")
+        os.replace(tmp, stamp)
+    return True
 
 
 def _write_cache(path: Path) -> None:
@@ -246,9 +269,13 @@ def _write_cache(path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         pool = build_pool()
         fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as f:
-            f.write(pool.tobytes())
-        os.replace(tmp, path)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(pool.tobytes())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
     except OSError as exc:
         raise DbgenError(f"cannot write the text pool cache in {path.parent}: {exc}") from exc
 
@@ -263,10 +290,20 @@ def load_pool(directory: Path) -> U8:
     return np.memmap(path, dtype=np.uint8, mode="r").view(np.ndarray)
 
 
+_POOL_LOCK = threading.Lock()
+
+
 @lru_cache(maxsize=1)
-def get_pool() -> U8:
-    """The process-wide pool (from the cache directory; built and cached on first use)."""
+def _process_pool() -> U8:
     return load_pool(cache_dir())
+
+
+def get_pool() -> U8:
+    """The process-wide pool (from the cache directory; built and cached on first use).
+
+    Locked so that threads starting together load (or build) it once, not once each."""
+    with _POOL_LOCK:
+        return _process_pool()
 
 
 @lru_cache(maxsize=1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import numpy as np
@@ -37,15 +38,27 @@ def test_cached_pool_checksum() -> None:
 def test_corrupt_cache_is_rebuilt(tmp_path: Path) -> None:
     good = textpool.get_pool()
     path = tmp_path / textpool._CACHE_NAME
-    bad = bytearray(good[: 1 << 20].tobytes())
-    bad[12345] ^= 0xFF
-    with path.open("wb") as f:  # right size, one flipped byte
-        f.write(bad)
-        f.write(good[1 << 20 :].tobytes())
+    path.write_bytes(good.tobytes())
+    textpool.load_pool(tmp_path)  # verified once: the stamp now vouches for this file
+    stamp = tmp_path / (textpool._CACHE_NAME + ".verified")
+    assert stamp.is_file()
+    with path.open("r+b") as f:  # corrupt it in place after it was stamped: one flipped byte
+        f.seek(12345)
+        f.write(bytes([good[12345] ^ 0xFF]))
+    os.utime(path, ns=(1, 1))  # whatever the clock's resolution, the file is not the stamped one
     pool = textpool.load_pool(tmp_path)
     assert pool[12345] == good[12345]
     assert hashlib.sha1(path.read_bytes()).hexdigest() == textpool.POOL_SHA1
-    assert [p.name for p in tmp_path.iterdir()] == [textpool._CACHE_NAME]  # no temporaries
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == sorted([textpool._CACHE_NAME, stamp.name])  # no temporaries
+
+
+def test_stamp_skips_the_hash_only_for_the_stamped_file(tmp_path: Path) -> None:
+    path = tmp_path / textpool._CACHE_NAME
+    path.write_bytes(b"x" * textpool.POOL_SIZE)  # right size, wrong content
+    stamp = tmp_path / (textpool._CACHE_NAME + ".verified")
+    stamp.write_text("0 0 0 " + textpool.POOL_SHA1 + "\n", encoding="ascii")  # a stale stamp
+    assert not textpool._valid(path)
 
 
 def test_unwritable_cache_is_a_dbgen_error(tmp_path: Path) -> None:
