@@ -272,6 +272,9 @@ def _write_cache(path: Path) -> None:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(pool.tobytes())
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # a shared cache, not mkstemp's private 0600
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

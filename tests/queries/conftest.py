@@ -6,6 +6,7 @@ sharing the server's ``test`` database never see each other's tables.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -108,12 +109,26 @@ def _usable(path: Path) -> bool:
         engine.close()
 
 
+def _source_key() -> str:
+    """A digest of every source file that decides what the cached database holds.
+
+    Keyed by the code rather than the kit version, so a change to the generator, the DDL or
+    the loader rebuilds the database instead of validating against stale data."""
+    root = Path(__file__).resolve().parents[2]
+    files = sorted([*root.joinpath("dbgen").rglob("*.py"), *root.joinpath("drivers").rglob("*.py")])
+    digest = hashlib.sha1(kit_version().encode())
+    for f in files:
+        digest.update(f.relative_to(root).as_posix().encode())
+        digest.update(f.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 @pytest.fixture(scope="session")
 def duckdb_sf1_path() -> Path:
-    """SF1 in a DuckDB file, built once per kit version under the test cache directory."""
+    """SF1 in a DuckDB file, built once per version of the code under the test cache dir."""
     cache = _cache_dir()
     cache.mkdir(parents=True, exist_ok=True)
-    path = cache / f"tpch-sf1-{kit_version()}.duckdb"
+    path = cache / f"tpch-sf1-{_source_key()}.duckdb"
     if _usable(path):
         return path
     building = path.with_name(f"{path.name}.{os.getpid()}.tmp")
@@ -124,4 +139,7 @@ def duckdb_sf1_path() -> Path:
     finally:
         engine.close()
     os.replace(building, path)
+    for stale in cache.glob("tpch-sf1-*.duckdb"):  # databases of older code: ~300 MB each
+        if stale != path:
+            stale.unlink(missing_ok=True)
     return path
