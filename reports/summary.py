@@ -125,7 +125,7 @@ def build_report(result: BenchmarkResult, cost_sheet: CostSheet | None = None) -
             metrics.price_performance(total, qphh) if total is not None and qphh else None
         ),
         availability_date=cost_sheet.availability_date if cost_sheet else None,
-        database=" ".join(p for p in (engine.name, engine.version) if p),
+        database=_database_label(engine.name, engine.version),
         os=" ".join(p for p in (clean.system.os, clean.system.kernel) if p) or "unknown",
         processors=_processors(clean),
         memory=memory,
@@ -142,3 +142,11 @@ def build_report(result: BenchmarkResult, cost_sheet: CostSheet | None = None) -
     if cost_sheet is None:
         notes.append("no cost sheet given: price, $/QphH and storage ratio are not reported")
     return Report(clean, headline, runs, compliance, cost_sheet, notes)
+
+
+def _database_label(name: str, version: str) -> str:
+    """``postgresql 16.4``, but ``DuckDB 2.0.0`` rather than ``duckdb DuckDB 2.0.0`` when the
+    engine's version string already names the product."""
+    if version and name and version.lower().startswith(name.lower()):
+        return version
+    return " ".join(p for p in (name, version) if p)

@@ -105,3 +105,11 @@ def test_impossible_inputs_raise_one_line_errors() -> None:
         metrics.throughput_at_size(1, 2, 0)
     with pytest.raises(ReportsError):
         metrics.reported_interval(-1)
+
+
+def test_database_label_does_not_repeat_the_product_name() -> None:
+    from reports.summary import _database_label
+
+    assert _database_label("duckdb", "DuckDB 2.0.0") == "DuckDB 2.0.0"
+    assert _database_label("postgresql", "16.4") == "postgresql 16.4"
+    assert _database_label("sqlite", "") == "sqlite"
