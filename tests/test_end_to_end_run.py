@@ -9,16 +9,13 @@ row counts after the refresh functions exactly as the generated update sets pred
 from __future__ import annotations
 
 import json
-import secrets
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-import psycopg
-import pymysql
 import pytest
+from private_databases import fresh_mariadb, fresh_postgres
 
 from dbbench.cli import main
 from dbgen import api
@@ -29,31 +26,6 @@ from reports.model import BenchmarkResult, RunResult
 SF = 0.01
 S = 2
 SETS_PER_INVOCATION = 2 * (S + 1)
-
-
-@contextmanager
-def fresh_postgres(base_url: str) -> Iterator[str]:
-    """A database of the test's own on the shared server, dropped afterwards."""
-    name = f"dbbench_e2e_{secrets.token_hex(4)}"
-    with psycopg.connect(base_url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")  # type: ignore[arg-type]
-    try:
-        yield base_url.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with psycopg.connect(base_url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")  # type: ignore[arg-type]
-
-
-@contextmanager
-def fresh_mariadb(base_url: str) -> Iterator[str]:
-    name = f"dbbench_e2e_{secrets.token_hex(4)}"
-    with pymysql.connect(host="127.0.0.1", port=3306, user="root", password="") as conn:
-        conn.cursor().execute(f"CREATE DATABASE {name}")
-    try:
-        yield base_url.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with pymysql.connect(host="127.0.0.1", port=3306, user="root", password="") as conn:
-            conn.cursor().execute(f"DROP DATABASE IF EXISTS {name}")
 
 
 @pytest.fixture(
@@ -71,10 +43,10 @@ def engine_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     elif kind == "sqlite":
         yield f"sqlite:///{tmp_path / 'bench.sqlite'}"
     elif kind == "postgresql":
-        with fresh_postgres(request.getfixturevalue("pg_base_url")) as url:
+        with fresh_postgres(request.getfixturevalue("pg_base_url"), "dbbench_e2e") as url:
             yield url
     else:
-        with fresh_mariadb(request.getfixturevalue("mariadb_base_url")) as url:
+        with fresh_mariadb(request.getfixturevalue("mariadb_base_url"), "dbbench_e2e") as url:
             yield url
 
 

@@ -5,7 +5,6 @@ per engine; the tests then check counts, keys, refresh functions, state and canc
 
 from __future__ import annotations
 
-import secrets
 import threading
 import time
 from collections.abc import Iterator
@@ -14,11 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import psycopg
 import pyarrow as pa
 import pyarrow.compute as pc
-import pymysql
 import pytest
+from private_databases import fresh_mariadb, fresh_postgres
 
 from dbgen import api
 from dbgen.schema import TABLES
@@ -47,31 +45,6 @@ class Loaded:
     engine: Engine
     stats: LoadStats
     enforces_foreign_keys: bool
-
-
-@contextmanager
-def fresh_postgres(base_url: str) -> Iterator[str]:
-    """A database of our own on the shared server, so parallel test runs never collide."""
-    name = f"dbbench_test_{secrets.token_hex(4)}"
-    with psycopg.connect(base_url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    try:
-        yield base_url.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with psycopg.connect(base_url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-
-
-@contextmanager
-def fresh_mariadb(base_url: str) -> Iterator[str]:
-    name = f"dbbench_test_{secrets.token_hex(4)}"
-    with pymysql.connect(host="127.0.0.1", port=3306, user="root", password="") as conn:
-        conn.cursor().execute(f"CREATE DATABASE {name}")
-    try:
-        yield base_url.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with pymysql.connect(host="127.0.0.1", port=3306, user="root", password="") as conn:
-            conn.cursor().execute(f"DROP DATABASE IF EXISTS {name}")
 
 
 @contextmanager

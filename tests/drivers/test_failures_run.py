@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import os
 import resource
-import secrets
 import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
 import pytest
+from private_databases import fresh_postgres
 
 from dbbench.cli import main
 from dbbench.errors import ExitCode
@@ -34,24 +33,12 @@ from reports.model import BenchmarkResult
 SF = "0.01"
 
 
-@contextmanager
-def fresh_postgres(base_url: str) -> Iterator[str]:
-    name = f"dbbench_fail_{secrets.token_hex(4)}"
-    with psycopg.connect(base_url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")  # type: ignore[arg-type]
-    try:
-        yield base_url.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with psycopg.connect(base_url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")  # type: ignore[arg-type]
-
-
 @pytest.fixture(scope="module")
 def loaded_pg(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """A PostgreSQL database loaded once at SF 0.01 for the tests of this module."""
-    with fresh_postgres(request.getfixturevalue("pg_base_url")) as url:
+    with fresh_postgres(request.getfixturevalue("pg_base_url"), "dbbench_fail") as url:
         out = tmp_path_factory.mktemp("load") / "run"
         assert main(["load", "-e", url, "-s", SF, "-o", str(out)]) == 0
         yield url

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import psycopg
-import pymysql
 import pytest
+from private_databases import fresh_mariadb, fresh_postgres
 
 from dbgen import api
 from dbgen.errors import DbgenError
@@ -39,31 +37,13 @@ def _inline_checksum() -> tuple[object, ...]:
 @contextmanager
 def _database(kind: str, request: pytest.FixtureRequest) -> Iterator[str]:
     if kind == "mysql":
-        yield from _fresh_mariadb(request.getfixturevalue("mariadb_base_url"))
-        return
-    if kind != "postgresql":
+        with fresh_mariadb(request.getfixturevalue("mariadb_base_url")) as url:
+            yield url
+    elif kind == "postgresql":
+        with fresh_postgres(request.getfixturevalue("pg_base_url")) as url:
+            yield url
+    else:
         yield kind
-        return
-    base = request.getfixturevalue("pg_base_url")
-    name = f"dbbench_test_{secrets.token_hex(4)}"
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    try:
-        yield base.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with psycopg.connect(base, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-
-
-def _fresh_mariadb(base: str) -> Iterator[str]:
-    name = f"dbbench_test_{secrets.token_hex(4)}"
-    with pymysql.connect(host="127.0.0.1", port=3306, user="root", password="") as conn:
-        conn.cursor().execute(f"CREATE DATABASE {name}")
-    try:
-        yield base.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with pymysql.connect(host="127.0.0.1", port=3306, user="root", password="") as conn:
-            conn.cursor().execute(f"DROP DATABASE IF EXISTS {name}")
 
 
 @pytest.mark.timeout(300)
