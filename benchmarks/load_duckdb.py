@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import duckdb
+from _sidebyside import Timings, best_of, print_ratio
 
 from dbgen.api import row_count
 from dbgen.schema import TABLES
@@ -81,24 +82,17 @@ def main(argv: list[str]) -> int:
     if TPCHGEN is None:
         print("tpchgen-cli is not installed (pip install tpchgen-cli)", file=sys.stderr)
         return 2
-    best: dict[str, dict[str, float]] = {}
-    for _ in range(args.repeat):
-        for label in ("dbbench", "peer"):
-            with tempfile.TemporaryDirectory(prefix="dbbench-bench-") as tmp:
-                scratch = Path(tmp)
-                got = (
-                    ours(args.sf, args.jobs, scratch)
-                    if label == "dbbench"
-                    else peer(args.sf, scratch)
-                )
-            if label not in best or got["total"] < best[label]["total"]:
-                best[label] = got
-    print(f"SF {args.sf:g}, {os.cpu_count()} CPUs, best of {args.repeat}")
-    for label, got in best.items():
-        parts = ", ".join(f"{k} {v:.2f} s" for k, v in got.items())
-        print(f"  {label:8} {parts}")
-    ratio = best["dbbench"]["total"] / best["peer"]["total"]
-    print(f"  dbbench / peer = {ratio:.2f} (target <= 0.50)")
+
+    def run_ours() -> Timings:
+        with tempfile.TemporaryDirectory(prefix="dbbench-bench-") as tmp:
+            return ours(args.sf, args.jobs, Path(tmp))
+
+    def run_peer() -> Timings:
+        with tempfile.TemporaryDirectory(prefix="dbbench-bench-") as tmp:
+            return peer(args.sf, Path(tmp))
+
+    best = best_of(args.repeat, {"dbbench": run_ours, "peer": run_peer})
+    print_ratio(args.sf, args.repeat, best, target=0.50)
     return 0
 
 

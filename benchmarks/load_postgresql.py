@@ -32,6 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
+from _sidebyside import Timings, best_of, print_ratio
 
 from dbgen.api import row_count
 from dbgen.schema import TABLES
@@ -124,23 +125,17 @@ def main(argv: list[str]) -> int:
     if TPCHGEN is None or PSQL is None:
         print("needs tpchgen-cli and psql on PATH", file=sys.stderr)
         return 2
-    best: dict[str, dict[str, float]] = {}
-    for _ in range(args.repeat):
-        for label in ("dbbench", "peer"):
-            with fresh_database(args.url) as url, tempfile.TemporaryDirectory() as tmp:
-                got = (
-                    ours(url, args.sf, args.jobs)
-                    if label == "dbbench"
-                    else peer(url, args.sf, Path(tmp))
-                )
-            if label not in best or got["total"] < best[label]["total"]:
-                best[label] = got
-    print(f"SF {args.sf:g}, {os.cpu_count()} CPUs, best of {args.repeat}")
-    for label, got in best.items():
-        parts = ", ".join(f"{k} {v:.2f} s" for k, v in got.items())
-        print(f"  {label:8} {parts}")
-    ratio = best["dbbench"]["total"] / best["peer"]["total"]
-    print(f"  dbbench / peer = {ratio:.2f} (target <= 1.00)")
+
+    def run_ours() -> Timings:
+        with fresh_database(args.url) as url:
+            return ours(url, args.sf, args.jobs)
+
+    def run_peer() -> Timings:
+        with fresh_database(args.url) as url, tempfile.TemporaryDirectory() as tmp:
+            return peer(url, args.sf, Path(tmp))
+
+    best = best_of(args.repeat, {"dbbench": run_ours, "peer": run_peer})
+    print_ratio(args.sf, args.repeat, best, target=1.00)
     return 0
 
 

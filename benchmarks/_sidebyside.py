@@ -1,0 +1,35 @@
+"""The measuring loop the load benchmarks share: alternate the contenders, keep each one's
+best run, print every phase and the ratio of the totals.
+
+Alternating (dbbench, peer, dbbench, peer, ...) rather than running each in a block keeps a
+change in machine load from favouring one side.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+#: One run of a contender: seconds per phase, with the whole under "total".
+Timings = dict[str, float]
+
+
+def best_of(repeat: int, contenders: dict[str, Callable[[], Timings]]) -> dict[str, Timings]:
+    """Run each contender ``repeat`` times, alternating; the fastest total of each wins."""
+    best: dict[str, Timings] = {}
+    for _ in range(repeat):
+        for label, run in contenders.items():
+            got = run()
+            if label not in best or got["total"] < best[label]["total"]:
+                best[label] = got
+    return best
+
+
+def print_ratio(sf: float, repeat: int, best: dict[str, Timings], target: float) -> None:
+    """The report both load benchmarks print; the ratio is dbbench's total over the peer's."""
+    print(f"SF {sf:g}, {os.cpu_count()} CPUs, best of {repeat}")
+    for label, got in best.items():
+        parts = ", ".join(f"{k} {v:.2f} s" for k, v in got.items())
+        print(f"  {label:8} {parts}")
+    ratio = best["dbbench"]["total"] / best["peer"]["total"]
+    print(f"  dbbench / peer = {ratio:.2f} (target <= {target:.2f})")
