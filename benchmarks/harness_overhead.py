@@ -33,18 +33,18 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from drivers.engine import Engine
-from drivers.journal import Journal
-from drivers.registry import open_engine
-from drivers.sequencer.config import RunOptions
-from drivers.sequencer.context import RunContext
-from drivers.sequencer.streams import timed_query
-from drivers.sequencer.watchdog import Watchdog
-from drivers.url import redact
-from queries.order import stream_order
-from queries.params import stream_parameters
-from queries.render import RenderedQuery, render
-from reports.model import RunResult
+from dbbench.drivers.engine import Engine
+from dbbench.drivers.journal import Journal
+from dbbench.drivers.registry import open_engine
+from dbbench.drivers.sequencer.config import RunOptions
+from dbbench.drivers.sequencer.context import RunContext
+from dbbench.drivers.sequencer.streams import timed_query
+from dbbench.drivers.sequencer.watchdog import Watchdog
+from dbbench.drivers.url import redact
+from dbbench.queries.order import stream_order
+from dbbench.queries.params import stream_parameters
+from dbbench.queries.render import RenderedQuery, render
+from dbbench.reports.model import RunResult
 
 TRIVIAL = RenderedQuery(setup=[], query="SELECT 1", teardown=[])
 

@@ -28,10 +28,10 @@ from pathlib import Path
 import duckdb
 from _sidebyside import Timings, best_of, print_ratio
 
-from dbgen.api import row_count
-from dbgen.schema import TABLES
-from drivers.loader import load_database
-from drivers.registry import open_engine
+from dbbench.dbgen.api import row_count
+from dbbench.dbgen.schema import TABLES
+from dbbench.drivers.loader import load_database
+from dbbench.drivers.registry import open_engine
 
 BIN = Path(sys.executable).parent
 TPCHGEN = shutil.which("tpchgen-cli", path=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import errno
 from enum import IntEnum
 
-from dbgen.errors import DbgenError
-from drivers.errors import DriversError
-from queries.errors import QueriesError
-from reports.errors import ReportsError
+from dbbench.dbgen.errors import DbgenError
+from dbbench.drivers.errors import DriversError
+from dbbench.queries.errors import QueriesError
+from dbbench.reports.errors import ReportsError
 
 
 class ExitCode(IntEnum):

@@ -16,13 +16,13 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from dbgen import rng
-from dbgen.errors import DbgenError
-from dbgen.scale import LARGE_SCALE, Span, base_count, chunk, unit_count, updates_per_set
-from dbgen.schema import TABLES
-from dbgen.tables import customer, region_nation, supplier
-from dbgen.tables import part as part_table
-from dbgen.tables.orders import (
+from dbbench.dbgen import rng
+from dbbench.dbgen.errors import DbgenError
+from dbbench.dbgen.scale import LARGE_SCALE, Span, base_count, chunk, unit_count, updates_per_set
+from dbbench.dbgen.schema import TABLES
+from dbbench.dbgen.tables import customer, region_nation, supplier
+from dbbench.dbgen.tables import part as part_table
+from dbbench.dbgen.tables.orders import (
     O_LCNT,
     LargeState,
     OrderBlock,

@@ -12,9 +12,9 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from dbgen import dists
-from dbgen.rng import U64, P, unif
-from dbgen.textpool import POOL_SIZE, get_pool, pool_words
+from dbbench.dbgen import dists
+from dbbench.dbgen.rng import U64, P, unif
+from dbbench.dbgen.textpool import POOL_SIZE, get_pool, pool_words
 
 I64 = npt.NDArray[np.int64]
 U8 = npt.NDArray[np.uint8]

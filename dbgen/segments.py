@@ -14,11 +14,11 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
-from dbgen import api
-from dbgen.formats import csv as csv_format
-from dbgen.formats import tbl as tbl_format
-from dbgen.formats.parquet import ParquetTableWriter
-from dbgen.schema import TABLES
+from dbbench.dbgen import api
+from dbbench.dbgen.formats import csv as csv_format
+from dbbench.dbgen.formats import tbl as tbl_format
+from dbbench.dbgen.formats.parquet import ParquetTableWriter
+from dbbench.dbgen.schema import TABLES
 
 Encoding = Literal["tbl", "csv", "ipc", "parquet"]
 

@@ -29,9 +29,9 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from dbgen import dists
-from dbgen.errors import DbgenError
-from dbgen.rng import A, P, geometric, mulmod
+from dbbench.dbgen import dists
+from dbbench.dbgen.errors import DbgenError
+from dbbench.dbgen.rng import A, P, geometric, mulmod
 
 POOL_SIZE = 300 * 1024 * 1024
 #: SHA-1 of the whole pool, fixed once the build reproduced the reference tables byte for byte.

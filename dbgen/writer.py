@@ -35,12 +35,12 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
-from dbgen import api
-from dbgen.errors import DbgenError
-from dbgen.formats.parquet import ParquetTableWriter
-from dbgen.progress import NullProgress, ProgressSink, Summary
-from dbgen.schema import TABLES
-from dbgen.segments import (
+from dbbench.dbgen import api
+from dbbench.dbgen.errors import DbgenError
+from dbbench.dbgen.formats.parquet import ParquetTableWriter
+from dbbench.dbgen.progress import NullProgress, ProgressSink, Summary
+from dbbench.dbgen.schema import TABLES
+from dbbench.dbgen.segments import (
     Encoding,
     Segment,
     Source,

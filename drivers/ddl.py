@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from dbgen.schema import FOREIGN_KEYS, TABLES, Column, Kind
+from dbbench.dbgen.schema import FOREIGN_KEYS, TABLES, Column, Kind
 
 #: The kit's bookkeeping table (scale factor, next update set, load time, kit version).
 STATE_TABLE = "dbbench_state"

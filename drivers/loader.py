@@ -31,9 +31,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from dbgen.errors import DbgenError
-from dbgen.schema import TABLES
-from drivers.engine import (
+from dbbench.dbgen.errors import DbgenError
+from dbbench.dbgen.schema import TABLES
+from dbbench.drivers.engine import (
     STATE_KIT_VERSION,
     STATE_LOAD_SECONDS,
     STATE_LOADED_AT,
@@ -41,13 +41,13 @@ from drivers.engine import (
     STATE_SCALE_FACTOR,
     Engine,
 )
-from drivers.errors import DriversError
+from dbbench.drivers.errors import DriversError
 
 #: ``progress(table, rows_done, rows_expected)``, called from loading threads.
 Progress = Callable[[str, int, int], None]
 
 #: The module that generates the data: ``table_batches`` and ``row_count`` as in dbgen.api.
-DEFAULT_SOURCE = "dbgen.api"
+DEFAULT_SOURCE = "dbbench.dbgen.api"
 ROWS_PER_PART = 500_000  # a part is the unit of parallel generation
 QUEUE_BATCHES = 4  # batches in flight per part: bounds memory
 PROCESS_MIN_ROWS = 2_000_000  # below this, worker processes cost more than they save

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
-from drivers.engine import Engine
-from drivers.errors import DriversError
-from drivers.url import EngineURL, parse_url, redact
+from dbbench.drivers.engine import Engine
+from dbbench.drivers.errors import DriversError
+from dbbench.drivers.url import EngineURL, parse_url, redact
 
 ENTRY_POINT_GROUP = "dbbench.engines"
 
@@ -41,14 +41,14 @@ class EngineSpec:
 ENGINES: dict[str, EngineSpec] = {
     "duckdb": EngineSpec(
         "duckdb",
-        "drivers.engines.duckdb",
+        "dbbench.drivers.engines.duckdb",
         "duckdb (in memory) | duckdb:///file.db",
         ("duckdb",),
         "pip install dbbench",
     ),
     "postgresql": EngineSpec(
         "postgresql",
-        "drivers.engines.postgresql",
+        "dbbench.drivers.engines.postgresql",
         "postgresql://user:pw@host:5432/db",
         ("psycopg",),
         "pip install 'dbbench[postgresql]'",
@@ -56,7 +56,7 @@ ENGINES: dict[str, EngineSpec] = {
     ),
     "mysql": EngineSpec(
         "mysql",
-        "drivers.engines.mysql",
+        "dbbench.drivers.engines.mysql",
         "mysql://user:pw@host:3306/db | mariadb://...",
         ("sqlalchemy", "pymysql"),
         "pip install 'dbbench[mysql]'",
@@ -64,14 +64,14 @@ ENGINES: dict[str, EngineSpec] = {
     ),
     "sqlite": EngineSpec(
         "sqlite",
-        "drivers.engines.sqlalchemy",
+        "dbbench.drivers.engines.sqlalchemy",
         "sqlite:///file.db",
         ("sqlalchemy", "sqlite3"),
         "pip install 'dbbench[sqlite]'",
     ),
     "sqlalchemy": EngineSpec(
         "sqlalchemy",
-        "drivers.engines.sqlalchemy",
+        "dbbench.drivers.engines.sqlalchemy",
         "any other SQLAlchemy URL",
         ("sqlalchemy",),
         "pip install 'dbbench[sqlalchemy]'",

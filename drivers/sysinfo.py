@@ -15,9 +15,9 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from drivers.engine import Engine
-from drivers.url import redact
-from reports.model import EngineInfo, SystemInfo
+from dbbench.drivers.engine import Engine
+from dbbench.drivers.url import redact
+from dbbench.reports.model import EngineInfo, SystemInfo
 
 _PROC = Path("/proc")
 _SYS_BLOCK = Path("/sys/block")

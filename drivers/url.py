@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 from urllib.parse import quote, unquote, urlsplit
 
-from drivers.errors import DriversError
+from dbbench.drivers.errors import DriversError
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9.-]*(\+[A-Za-z0-9_.-]+)?$")
 # user:password@ inside anything that looks like a URL, for text we could not parse.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from queries.errors import QueriesError
+from dbbench.queries.errors import QueriesError
 
 _DATE = r"date '(\d{4}-\d{2}-\d{2})'"
 DATE_ARITH = re.compile(_DATE + r" ([+-]) interval '(\d+)' (day|month|year)(?: \(3\))?")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import product
 
-from queries.rng import Stream
+from dbbench.queries.rng import Stream
 
 
 @dataclass(frozen=True)

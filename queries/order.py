@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from queries.errors import QueriesError
+from dbbench.queries.errors import QueriesError
 
 #: Appendix A, identical to ``permutation[41][22]`` in qgen's permute.h; row = stream mod 41.
 _ROWS = """

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
-from queries.dists import (
+from dbbench.queries.dists import (
     COLORS,
     MSEGMNT,
     NATION_REGION,
@@ -25,9 +25,9 @@ from queries.dists import (
     SMODE,
     permute,
 )
-from queries.errors import QueriesError
-from queries.order import QUERY_NUMBERS
-from queries.rng import MODULUS, MULTIPLIER, Stream, query_streams
+from dbbench.queries.errors import QueriesError
+from dbbench.queries.order import QUERY_NUMBERS
+from dbbench.queries.rng import MODULUS, MULTIPLIER, Stream, query_streams
 
 #: Largest seed whose first Park–Miller product still fits qgen's signed 64-bit ``long``.
 MAX_SEED = (2**63 - 1) // MULTIPLIER

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from queries.dialects import DIALECTS, get_dialect
-from queries.errors import QueriesError
-from queries.order import check_query, check_stream
+from dbbench.queries.dialects import DIALECTS, get_dialect
+from dbbench.queries.errors import QueriesError
+from dbbench.queries.order import check_query, check_stream
 
 __all__ = ["DIALECTS", "RenderedQuery", "render", "template"]
 
@@ -45,7 +45,7 @@ class RenderedQuery:
 def template(query: int) -> str:
     """Template text of a query, comments removed (as qgen does without ``-c``)."""
     name = f"{check_query(query)}.sql"
-    text = resources.files("queries").joinpath("templates", name).read_text(encoding="utf-8")
+    text = resources.files(__package__).joinpath("templates", name).read_text(encoding="utf-8")
     return _COMMENT.sub("", text).strip() + "\n"
 
 

@@ -16,8 +16,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from queries.errors import QueriesError
-from queries.order import check_query
+from dbbench.queries.errors import QueriesError
+from dbbench.queries.order import check_query
 
 CENT = Decimal("0.01")
 SUM_TOLERANCE = Decimal(100)  # "within $100" [SPEC 2.1.3.5 c]
@@ -67,7 +67,7 @@ def column_classes(query: int) -> tuple[str, ...]:
 
 
 def _answer_file(name: str) -> str:
-    return resources.files("queries").joinpath("answers", "sf1", name).read_text("utf-8")
+    return resources.files(__package__).joinpath("answers", "sf1", name).read_text("utf-8")
 
 
 @cache

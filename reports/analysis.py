@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from reports import metrics
-from reports.model import Interval, RunResult
+from dbbench.reports import metrics
+from dbbench.reports.model import Interval, RunResult
 
 QUERY_COLUMNS: tuple[str, ...] = tuple(f"Q{n}" for n in range(1, 23))
 COLUMNS: tuple[str, ...] = (*QUERY_COLUMNS, "RF1", "RF2")

@@ -12,10 +12,10 @@ from datetime import date
 from decimal import Decimal
 from typing import Literal
 
-from reports.analysis import COLUMNS, RunSummary
-from reports.errors import ReportsError
-from reports.published import PublishedResult
-from reports.summary import Report
+from dbbench.reports.analysis import COLUMNS, RunSummary
+from dbbench.reports.errors import ReportsError
+from dbbench.reports.published import PublishedResult
+from dbbench.reports.summary import Report
 
 SortKey = Literal["qphh", "price-performance", "price"]
 SORT_KEYS: tuple[str, ...] = ("qphh", "price-performance", "price")

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from reports import metrics
-from reports.analysis import RunSummary
-from reports.model import BenchmarkResult, Compliance
+from dbbench.reports import metrics
+from dbbench.reports.analysis import RunSummary
+from dbbench.reports.model import BenchmarkResult, Compliance
 
 MAX_LISTED_FAILURES = 10
 

@@ -16,8 +16,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from reports.errors import ReportsError
-from reports.metrics import decimal_gb_to_gib
+from dbbench.reports.errors import ReportsError
+from dbbench.reports.metrics import decimal_gb_to_gib
 
 CATEGORIES: tuple[str, ...] = (
     "hardware",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import ROUND_HALF_UP, Decimal
 
-from reports import metrics
+from dbbench.reports import metrics
 
 NA = "n/a"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reports.errors import ReportsError
-from reports.model import SCHEMA_NAME, BenchmarkResult
+from dbbench.reports.errors import ReportsError
+from dbbench.reports.model import SCHEMA_NAME, BenchmarkResult
 
 RESULT_FILE = "result.json"
 

@@ -24,7 +24,7 @@ import math
 from collections.abc import Iterable, Sequence
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 
-from reports.errors import ReportsError
+from dbbench.reports.errors import ReportsError
 
 #: Valid scale factors [SPEC 4.1.3]: anything else is not a compliant TPC-H database size.
 OFFICIAL_SCALE_FACTORS: tuple[int, ...] = (1, 10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000)

@@ -13,7 +13,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from reports.errors import ReportsError
+from dbbench.reports.errors import ReportsError
 
 _REQUIRED = ("system", "scale_factor", "qphh")
 _KNOWN = {

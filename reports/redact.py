@@ -13,7 +13,7 @@ import re
 from dataclasses import fields, is_dataclass
 from typing import Any, TypeVar
 
-from reports.model import BenchmarkResult
+from dbbench.reports.model import BenchmarkResult
 
 MASK = "***"
 _URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^:/@\s]*):(?P<pw>[^@\s/]+)@")

@@ -18,13 +18,13 @@ import jinja2
 from rich.console import Console
 from rich.table import Table
 
-from reports import formatting as fmt
-from reports.analysis import COLUMNS, RunSummary
-from reports.chart import render_svg
-from reports.costsheet import CostSheet, load_cost_sheet
-from reports.errors import ReportsError
-from reports.model import BenchmarkResult
-from reports.summary import Report, build_report
+from dbbench.reports import formatting as fmt
+from dbbench.reports.analysis import COLUMNS, RunSummary
+from dbbench.reports.chart import render_svg
+from dbbench.reports.costsheet import CostSheet, load_cost_sheet
+from dbbench.reports.errors import ReportsError
+from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.summary import Report, build_report
 
 Format = Literal["text", "md", "html", "json"]
 FORMATS: tuple[str, ...] = ("text", "md", "html", "json")
@@ -35,7 +35,7 @@ REPORT_VERSION = 1
 def environment() -> jinja2.Environment:
     """The template environment: HTML templates autoescape, Markdown ones do not."""
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("reports", "templates"),
+        loader=jinja2.PackageLoader(__package__, "templates"),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",)),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -8,14 +8,20 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from reports import formatting as fmt
-from reports.compare import Landscape, Row, build_landscape, row_from_published, row_from_report
-from reports.costsheet import CostSheet
-from reports.errors import ReportsError
-from reports.model import BenchmarkResult
-from reports.published import PublishedResult
-from reports.render import environment
-from reports.summary import DISCLOSURE, build_report
+from dbbench.reports import formatting as fmt
+from dbbench.reports.compare import (
+    Landscape,
+    Row,
+    build_landscape,
+    row_from_published,
+    row_from_report,
+)
+from dbbench.reports.costsheet import CostSheet
+from dbbench.reports.errors import ReportsError
+from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.published import PublishedResult
+from dbbench.reports.render import environment
+from dbbench.reports.summary import DISCLOSURE, build_report
 
 COMPARE_FORMATS: tuple[str, ...] = ("text", "md", "html")
 

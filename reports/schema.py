@@ -12,7 +12,7 @@ import json
 import types
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
-from reports import model
+from dbbench.reports import model
 
 _SCALARS: dict[Any, dict[str, Any]] = {
     str: {"type": "string"},

@@ -10,12 +10,12 @@ import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from reports import metrics
-from reports.analysis import RunSummary, summarise_run
-from reports.compliance import evaluate
-from reports.costsheet import CostSheet
-from reports.model import BenchmarkResult, Compliance
-from reports.redact import redact_result
+from dbbench.reports import metrics
+from dbbench.reports.analysis import RunSummary, summarise_run
+from dbbench.reports.compliance import evaluate
+from dbbench.reports.costsheet import CostSheet
+from dbbench.reports.model import BenchmarkResult, Compliance
+from dbbench.reports.redact import redact_result
 
 DISCLOSURE = (
     "These results are derived from the TPC-H benchmark and are not comparable with "

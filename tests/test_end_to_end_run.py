@@ -18,10 +18,10 @@ import pytest
 from private_databases import fresh_mariadb, fresh_postgres
 
 from dbbench.cli import main
-from dbgen import api
-from drivers.registry import open_engine
-from drivers.sequencer import JOURNAL_FILE, RESULT_FILE
-from reports.model import BenchmarkResult, RunResult
+from dbbench.dbgen import api
+from dbbench.drivers.registry import open_engine
+from dbbench.drivers.sequencer import JOURNAL_FILE, RESULT_FILE
+from dbbench.reports.model import BenchmarkResult, RunResult
 
 SF = 0.01
 S = 2

@@ -7,8 +7,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from dbgen.schema import FOREIGN_KEYS, TABLES
-from reports.model import (
+from dbbench.dbgen.schema import FOREIGN_KEYS, TABLES
+from dbbench.reports.model import (
     SCHEMA_VERSION,
     BenchmarkResult,
     EngineInfo,

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from drivers.registry import available_engines
+from dbbench.drivers.registry import available_engines
 
 
 def engines(

@@ -18,10 +18,10 @@ from typing import Annotated
 
 import typer
 
-from dbgen import api
-from dbgen.errors import DbgenError
-from dbgen.progress import NullProgress, ProgressSink, RichProgress
-from dbgen.writer import SEGMENT_BYTES, GenOptions, generate
+from dbbench.dbgen import api
+from dbbench.dbgen.errors import DbgenError
+from dbbench.dbgen.progress import NullProgress, ProgressSink, RichProgress
+from dbbench.dbgen.writer import SEGMENT_BYTES, GenOptions, generate
 
 
 class FileFormat(StrEnum):

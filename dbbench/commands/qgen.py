@@ -13,9 +13,9 @@ from typing import Annotated
 
 import typer
 
-from queries.errors import QueriesError
-from queries.order import QUERY_NUMBERS, check_query, stream_order
-from queries.params import (
+from dbbench.queries.errors import QueriesError
+from dbbench.queries.order import QUERY_NUMBERS, check_query, stream_order
+from dbbench.queries.params import (
     check_sf,
     default_parameters,
     parameter_log,
@@ -23,7 +23,7 @@ from queries.params import (
     seed_from_time,
     stream_parameters,
 )
-from queries.render import DIALECTS, render
+from dbbench.queries.render import DIALECTS, render
 
 
 def _parse_sf(text: str) -> float:

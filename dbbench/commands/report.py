@@ -8,13 +8,13 @@ from typing import Annotated
 
 import typer
 
-from reports.costsheet import CostSheet, load_cost_sheet
-from reports.errors import ReportsError
-from reports.loading import load_result
-from reports.model import BenchmarkResult
-from reports.published import PublishedResult, is_published_record, load_published
-from reports.render import FORMATS, render
-from reports.render_compare import COMPARE_FORMATS, compare, label_for
+from dbbench.reports.costsheet import CostSheet, load_cost_sheet
+from dbbench.reports.errors import ReportsError
+from dbbench.reports.loading import load_result
+from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.published import PublishedResult, is_published_record, load_published
+from dbbench.reports.render import FORMATS, render
+from dbbench.reports.render_compare import COMPARE_FORMATS, compare, label_for
 
 
 def _emit(text: str, output: Path | None) -> None:

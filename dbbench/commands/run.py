@@ -22,10 +22,9 @@ from typing import Annotated
 import typer
 
 from dbbench.commands.run_progress import show_progress
-from dbbench.errors import DbbenchError, ExitCode
-from drivers.errors import ConnectionLostError
-from drivers.registry import open_engine
-from drivers.sequencer import (
+from dbbench.drivers.errors import ConnectionLostError
+from dbbench.drivers.registry import open_engine
+from dbbench.drivers.sequencer import (
     Benchmark,
     Progress,
     RunOptions,
@@ -33,10 +32,11 @@ from drivers.sequencer import (
     prepare_run_dir,
     remove_if_empty,
 )
-from drivers.sequencer.config import check_options
-from reports.costsheet import CostSheet, load_cost_sheet
-from reports.model import BenchmarkResult
-from reports.render import write_reports
+from dbbench.drivers.sequencer.config import check_options
+from dbbench.errors import DbbenchError, ExitCode
+from dbbench.reports.costsheet import CostSheet, load_cost_sheet
+from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.render import write_reports
 
 DUCKDB_FILE = "tpch.duckdb"
 

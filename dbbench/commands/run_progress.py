@@ -17,7 +17,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from drivers.sequencer import Progress, ProgressSnapshot
+from dbbench.drivers.sequencer import Progress, ProgressSnapshot
 
 #: Seconds between plain progress lines when stderr is not a terminal.
 PLAIN_INTERVAL = float(os.environ.get("DBBENCH_PROGRESS_INTERVAL", "30"))

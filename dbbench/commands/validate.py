@@ -18,18 +18,18 @@ from rich.console import Console
 from rich.table import Table
 
 from dbbench.commands.run import parse_sf
+from dbbench.dbgen.api import row_count
+from dbbench.dbgen.schema import TABLES
+from dbbench.drivers.engine import STATE_NEXT_UPDATE_SET, Engine, QueryOutput, Session
+from dbbench.drivers.errors import DriversError
+from dbbench.drivers.loader import check_loaded, load_database
+from dbbench.drivers.registry import open_engine
+from dbbench.drivers.url import parse_url, redact
 from dbbench.errors import DbbenchError, ExitCode
-from dbgen.api import row_count
-from dbgen.schema import TABLES
-from drivers.engine import STATE_NEXT_UPDATE_SET, Engine, QueryOutput, Session
-from drivers.errors import DriversError
-from drivers.loader import check_loaded, load_database
-from drivers.registry import open_engine
-from drivers.url import parse_url, redact
-from queries.order import QUERY_NUMBERS
-from queries.params import default_parameters
-from queries.render import RenderedQuery, render
-from queries.validate import QueryVerdict, compare_answer, compare_results
+from dbbench.queries.order import QUERY_NUMBERS
+from dbbench.queries.params import default_parameters
+from dbbench.queries.render import RenderedQuery, render
+from dbbench.queries.validate import QueryVerdict, compare_answer, compare_results
 
 OFFICIAL_SF = 1.0
 EXACT_LINEITEM_SF = 10  # dbgen.api.row_count("lineitem") is exact up to SF 10

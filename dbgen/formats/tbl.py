@@ -17,8 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from dbgen.errors import DbgenError
-from dbgen.schema import TABLES
+from dbbench.dbgen.errors import DbgenError
+from dbbench.dbgen.schema import TABLES
 
 _INTEGER_DECIMALS = frozenset({"l_quantity"})
 _CSV_OPTIONS = pa_csv.WriteOptions(include_header=False, delimiter="|", quoting_style="none")

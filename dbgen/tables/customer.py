@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from dbgen import dists, rng
-from dbgen.columns import address, int64, money, padded, phone, picks, text
-from dbgen.rng import unif
-from dbgen.scale import Span
-from dbgen.schema import CUSTOMER
+from dbbench.dbgen import dists, rng
+from dbbench.dbgen.columns import address, int64, money, padded, phone, picks, text
+from dbbench.dbgen.rng import unif
+from dbbench.dbgen.scale import Span
+from dbbench.dbgen.schema import CUSTOMER
 
 C_ADDR, C_NTRG, C_PHNE, C_ABAL, C_MSEG, C_CMNT = 26, 27, 28, 29, 30, 31
 

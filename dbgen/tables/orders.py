@@ -22,12 +22,21 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from dbgen import dists, rng
-from dbgen.columns import CURRENT_DATE_INDEX, dates, int32, int64, money, padded, picks, text
-from dbgen.rng import U64, unif
-from dbgen.scale import base_count, int_scale
-from dbgen.schema import LINEITEM, ORDERS
-from dbgen.tables.part import retail_price, supplier_of
+from dbbench.dbgen import dists, rng
+from dbbench.dbgen.columns import (
+    CURRENT_DATE_INDEX,
+    dates,
+    int32,
+    int64,
+    money,
+    padded,
+    picks,
+    text,
+)
+from dbbench.dbgen.rng import U64, unif
+from dbbench.dbgen.scale import base_count, int_scale
+from dbbench.dbgen.schema import LINEITEM, ORDERS
+from dbbench.dbgen.tables.part import retail_price, supplier_of
 
 O_SUPP, O_CLRK, O_CMNT, O_ODATE, O_PRIO, O_CKEY, O_LCNT = 10, 11, 12, 13, 38, 40, 43
 L_QTY, L_DCNT, L_TAX, L_SHIP, L_SMODE, L_PKEY, L_SKEY = 14, 15, 16, 17, 18, 19, 20

@@ -7,11 +7,11 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from dbgen import dists, rng
-from dbgen.columns import int32, int64, money, padded, picks, text
-from dbgen.rng import unif
-from dbgen.scale import Span
-from dbgen.schema import PART, PARTSUPP
+from dbbench.dbgen import dists, rng
+from dbbench.dbgen.columns import int32, int64, money, padded, picks, text
+from dbbench.dbgen.rng import unif
+from dbbench.dbgen.scale import Span
+from dbbench.dbgen.schema import PART, PARTSUPP
 
 P_MFG, P_BRND, P_TYPE, P_SIZE, P_CNTR, P_CMNT, P_NAME = 0, 1, 2, 3, 4, 6, 37
 PS_QTY, PS_SCST, PS_CMNT = 7, 8, 9

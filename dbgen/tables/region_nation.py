@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from dbgen import dists, rng
-from dbgen.columns import int64, text
-from dbgen.schema import NATION, REGION
+from dbbench.dbgen import dists, rng
+from dbbench.dbgen.columns import int64, text
+from dbbench.dbgen.schema import NATION, REGION
 
 N_CMNT, R_CMNT = 41, 42
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from dbgen import rng
-from dbgen.columns import address, int64, money, padded, phone, strings_from, text_bounds
-from dbgen.rng import unif
-from dbgen.scale import Span
-from dbgen.schema import SUPPLIER
-from dbgen.textpool import POOL_SIZE, get_pool
+from dbbench.dbgen import rng
+from dbbench.dbgen.columns import address, int64, money, padded, phone, strings_from, text_bounds
+from dbbench.dbgen.rng import unif
+from dbbench.dbgen.scale import Span
+from dbbench.dbgen.schema import SUPPLIER
+from dbbench.dbgen.textpool import POOL_SIZE, get_pool
 
 S_ADDR, S_NTRG, S_PHNE, S_ABAL, S_CMNT = 32, 33, 34, 35, 36
 BBB_JNK, BBB_TYPE, BBB_CMNT, BBB_OFFSET = 44, 45, 46, 47

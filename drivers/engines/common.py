@@ -18,11 +18,11 @@ from typing import Any, ClassVar
 import numpy as np
 import pyarrow as pa
 
-from dbgen.schema import TABLES
-from drivers import ddl
-from drivers.engine import Engine, QueryOutput, Session
-from drivers.errors import ConnectionLostError, DriversError, QueryCancelledError
-from drivers.url import EngineURL, is_secret_option
+from dbbench.dbgen.schema import TABLES
+from dbbench.drivers import ddl
+from dbbench.drivers.engine import Engine, QueryOutput, Session
+from dbbench.drivers.errors import ConnectionLostError, DriversError, QueryCancelledError
+from dbbench.drivers.url import EngineURL, is_secret_option
 
 #: Orders per RF transaction unless the URL says ``?refresh_batch=N``: one transaction for a
 #: whole SF1 update set, several for larger ones (the spec allows any batching of orders).

@@ -18,12 +18,12 @@ from typing import Any, ClassVar
 import duckdb
 import pyarrow as pa
 
-from dbgen.schema import TABLES
-from drivers import ddl
-from drivers.engine import Capabilities
-from drivers.engines.common import ErrorPolicy, SharedStream, SqlEngine, SqlSession
-from drivers.errors import DriversError
-from drivers.url import EngineURL, option_flag
+from dbbench.dbgen.schema import TABLES
+from dbbench.drivers import ddl
+from dbbench.drivers.engine import Capabilities
+from dbbench.drivers.engines.common import ErrorPolicy, SharedStream, SqlEngine, SqlSession
+from dbbench.drivers.errors import DriversError
+from dbbench.drivers.url import EngineURL, option_flag
 
 #: Options consumed by the kit; everything else in the query string is a DuckDB setting.
 KIT_OPTIONS = ("keys", "refresh_batch")

@@ -24,13 +24,13 @@ import pyarrow.csv as pacsv
 import pymysql
 import sqlalchemy as sa
 
-from dbgen.schema import TABLES
-from drivers import ddl
-from drivers.engine import Capabilities, QueryOutput
-from drivers.engines.common import ErrorPolicy, SqlSession
-from drivers.engines.sqlalchemy import AlchemySession, SqlAlchemyEngine, sa_url
-from drivers.errors import DriversError, QueryCancelledError
-from drivers.url import EngineURL, option_flag
+from dbbench.dbgen.schema import TABLES
+from dbbench.drivers import ddl
+from dbbench.drivers.engine import Capabilities, QueryOutput
+from dbbench.drivers.engines.common import ErrorPolicy, SqlSession
+from dbbench.drivers.engines.sqlalchemy import AlchemySession, SqlAlchemyEngine, sa_url
+from dbbench.drivers.errors import DriversError, QueryCancelledError
+from dbbench.drivers.url import EngineURL, option_flag
 
 _CSV = pacsv.WriteOptions(include_header=False, delimiter="|", quoting_style="needed")
 _LOST = {2003, 2006, 2013, 4031, 1927}  # can't connect, gone away, lost, timed out, killed

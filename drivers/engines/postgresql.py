@@ -25,11 +25,11 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 from psycopg.copy import QueuedLibpqWriter
 
-from dbgen.schema import TABLES
-from drivers import ddl
-from drivers.engine import Capabilities
-from drivers.engines.common import ErrorPolicy, SharedStream, SqlEngine, SqlSession
-from drivers.url import EngineURL, option_flag
+from dbbench.dbgen.schema import TABLES
+from dbbench.drivers import ddl
+from dbbench.drivers.engine import Capabilities
+from dbbench.drivers.engines.common import ErrorPolicy, SharedStream, SqlEngine, SqlSession
+from dbbench.drivers.url import EngineURL, option_flag
 
 KIT_OPTIONS = ("indexes", "refresh_batch", "copy_streams")
 _CSV = pacsv.WriteOptions(include_header=False, delimiter="|", quoting_style="needed")

@@ -17,12 +17,12 @@ import pyarrow as pa
 import sqlalchemy as sa
 from sqlalchemy.pool import NullPool, StaticPool
 
-from dbgen.schema import Column, Kind
-from drivers import ddl
-from drivers.engine import Capabilities
-from drivers.engines.common import ErrorPolicy, SqlEngine, SqlSession
-from drivers.errors import DriversError
-from drivers.url import EngineURL, option_flag, redact
+from dbbench.dbgen.schema import Column, Kind
+from dbbench.drivers import ddl
+from dbbench.drivers.engine import Capabilities
+from dbbench.drivers.engines.common import ErrorPolicy, SqlEngine, SqlSession
+from dbbench.drivers.errors import DriversError
+from dbbench.drivers.url import EngineURL, option_flag, redact
 
 KIT_OPTIONS = ("keys", "indexes", "refresh_batch", "load_batch")
 LOAD_BATCH_ROWS = 50_000  # rows per executemany transaction while loading

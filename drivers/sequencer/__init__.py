@@ -5,10 +5,10 @@ run directory. Everything measured goes to the run's journal as it happens and t
 result file (:class:`reports.model.BenchmarkResult`) after each phase.
 """
 
-from drivers.sequencer.benchmark import JOURNAL_FILE, RESULT_FILE, Benchmark
-from drivers.sequencer.config import RunOptions, min_streams, setup_reasons
-from drivers.sequencer.progress import Progress, ProgressSnapshot
-from drivers.sequencer.rundir import prepare_run_dir, remove_if_empty
+from dbbench.drivers.sequencer.benchmark import JOURNAL_FILE, RESULT_FILE, Benchmark
+from dbbench.drivers.sequencer.config import RunOptions, min_streams, setup_reasons
+from dbbench.drivers.sequencer.progress import Progress, ProgressSnapshot
+from dbbench.drivers.sequencer.rundir import prepare_run_dir, remove_if_empty
 
 __all__ = [
     "JOURNAL_FILE",

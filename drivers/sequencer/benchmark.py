@@ -14,18 +14,18 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from drivers.engine import Engine
-from drivers.journal import Journal
-from drivers.sequencer.config import RunOptions, check_options, setup_reasons
-from drivers.sequencer.context import RunContext, one_line
-from drivers.sequencer.load import load_or_reuse, reuse
-from drivers.sequencer.phases import power_test, throughput_test
-from drivers.sequencer.progress import Progress
-from drivers.sequencer.refresh import UpdateSets
-from drivers.sysinfo import engine_info, kit_version, system_info
-from drivers.url import redact
-from queries.params import seed_from_time
-from reports.model import BenchmarkResult, Compliance, RunResult
+from dbbench.drivers.engine import Engine
+from dbbench.drivers.journal import Journal
+from dbbench.drivers.sequencer.config import RunOptions, check_options, setup_reasons
+from dbbench.drivers.sequencer.context import RunContext, one_line
+from dbbench.drivers.sequencer.load import load_or_reuse, reuse
+from dbbench.drivers.sequencer.phases import power_test, throughput_test
+from dbbench.drivers.sequencer.progress import Progress
+from dbbench.drivers.sequencer.refresh import UpdateSets
+from dbbench.drivers.sysinfo import engine_info, kit_version, system_info
+from dbbench.drivers.url import redact
+from dbbench.queries.params import seed_from_time
+from dbbench.reports.model import BenchmarkResult, Compliance, RunResult
 
 RESULT_FILE = "result.json"
 JOURNAL_FILE = "journal.jsonl"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from drivers.errors import DriversError
+from dbbench.drivers.errors import DriversError
 
 #: Official scale factors (clause 4.1.3) with the minimum throughput streams (Table 11).
 MIN_STREAMS: dict[float, int] = {

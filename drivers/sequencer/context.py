@@ -11,13 +11,13 @@ import contextlib
 import threading
 from dataclasses import asdict, dataclass, field
 
-from drivers.engine import Engine, Session
-from drivers.errors import ConnectionLostError, DriversError
-from drivers.journal import Journal
-from drivers.sequencer.clock import Clock
-from drivers.sequencer.config import RunOptions
-from drivers.sequencer.progress import Progress
-from reports.model import Interval, RunResult
+from dbbench.drivers.engine import Engine, Session
+from dbbench.drivers.errors import ConnectionLostError, DriversError
+from dbbench.drivers.journal import Journal
+from dbbench.drivers.sequencer.clock import Clock
+from dbbench.drivers.sequencer.config import RunOptions
+from dbbench.drivers.sequencer.progress import Progress
+from dbbench.reports.model import Interval, RunResult
 
 
 @dataclass

@@ -8,10 +8,10 @@ compliance verdict then says.
 
 from __future__ import annotations
 
-from drivers.errors import DriversError
-from drivers.loader import check_loaded, load_database
-from drivers.sequencer.context import RunContext
-from reports.model import LoadResult
+from dbbench.drivers.errors import DriversError
+from dbbench.drivers.loader import check_loaded, load_database
+from dbbench.drivers.sequencer.context import RunContext
+from dbbench.reports.model import LoadResult
 
 
 def load_test(ctx: RunContext) -> LoadResult:

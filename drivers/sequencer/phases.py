@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from functools import partial
 
-from drivers.sequencer.context import RunContext
-from drivers.sequencer.refresh import (
+from dbbench.drivers.sequencer.context import RunContext
+from dbbench.drivers.sequencer.refresh import (
     UpdateSets,
     refresh_stream,
     reserve_set,
     run_refresh,
 )
-from drivers.sequencer.streams import run_query_stream
-from drivers.sequencer.workers import run_workers
-from queries.params import stream_parameters
-from reports.model import Phase, RunResult
+from dbbench.drivers.sequencer.streams import run_query_stream
+from dbbench.drivers.sequencer.workers import run_workers
+from dbbench.queries.params import stream_parameters
+from dbbench.reports.model import Phase, RunResult
 
 QUERIES_PER_STREAM = 22
 

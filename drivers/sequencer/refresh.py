@@ -19,13 +19,13 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from dbgen.schema import TABLES
-from drivers.engine import STATE_NEXT_UPDATE_SET, Engine, Session
-from drivers.errors import ConnectionLostError, DriversError
-from drivers.sequencer.config import MAX_UPDATE_SET
-from drivers.sequencer.context import RunContext, one_line
-from drivers.sequencer.streams import connection_alive
-from reports.model import Interval, IntervalKind, Phase, RunResult, Status
+from dbbench.dbgen.schema import TABLES
+from dbbench.drivers.engine import STATE_NEXT_UPDATE_SET, Engine, Session
+from dbbench.drivers.errors import ConnectionLostError, DriversError
+from dbbench.drivers.sequencer.config import MAX_UPDATE_SET
+from dbbench.drivers.sequencer.context import RunContext, one_line
+from dbbench.drivers.sequencer.streams import connection_alive
+from dbbench.reports.model import Interval, IntervalKind, Phase, RunResult, Status
 
 #: Key of the next unused update set in the engine's bookkeeping state.
 NEXT_SET_KEY = STATE_NEXT_UPDATE_SET
@@ -57,7 +57,7 @@ def _keys(data: Any) -> list[int]:
 
 def generate_update_set(sf: float, number: int) -> UpdateSet:
     """Generate one set (imported here: the generator is only needed once a refresh runs)."""
-    from dbgen import api as dbgen_api
+    from dbbench.dbgen import api as dbgen_api
 
     return UpdateSet(
         number=number,

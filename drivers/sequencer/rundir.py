@@ -11,7 +11,7 @@ import contextlib
 import shutil
 from pathlib import Path
 
-from drivers.errors import DriversError
+from dbbench.drivers.errors import DriversError
 
 MARKERS = ("journal.jsonl", "result.json")
 

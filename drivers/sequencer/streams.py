@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import contextlib
 
-from drivers.engine import Session
-from drivers.errors import ConnectionLostError
-from drivers.sequencer.context import RunContext, one_line
-from drivers.sequencer.watchdog import Watchdog
-from queries.order import stream_order
-from queries.render import RenderedQuery, render
-from reports.model import Interval, Phase, RunResult, Status
+from dbbench.drivers.engine import Session
+from dbbench.drivers.errors import ConnectionLostError
+from dbbench.drivers.sequencer.context import RunContext, one_line
+from dbbench.drivers.sequencer.watchdog import Watchdog
+from dbbench.queries.order import stream_order
+from dbbench.queries.render import RenderedQuery, render
+from dbbench.reports.model import Interval, Phase, RunResult, Status
 
 
 def execute_rendered(session: Session, rendered: RenderedQuery) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import time
 
-from drivers.engine import Session
+from dbbench.drivers.engine import Session
 
 
 class Watchdog:

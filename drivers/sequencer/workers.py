@@ -17,8 +17,8 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from drivers.errors import ConnectionLostError
-from drivers.sequencer.context import RunContext
+from dbbench.drivers.errors import ConnectionLostError
+from dbbench.drivers.sequencer.context import RunContext
 
 _GRACE_SECONDS = 30.0  # how long stopped streams get to return after a cancel
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from dbgen import api
-from dbgen.formats.tbl import format_tbl
+from dbbench.dbgen import api
+from dbbench.dbgen.formats.tbl import format_tbl
 
 
 def tpchgen_cli() -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from dbgen import api
+from dbbench.dbgen import api
 
 SF = "0.01"
 DBBENCH = str(Path(sys.executable).parent / "dbbench")

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from dbgen import api
-from dbgen.errors import DbgenError
-from dbgen.schema import TABLES
+from dbbench.dbgen import api
+from dbbench.dbgen.errors import DbgenError
+from dbbench.dbgen.schema import TABLES
 
 
 def test_table_names_in_generation_order() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from dbgen_testlib import first_difference, ours, run_tpchgen
 
-from dbgen import api
+from dbbench.dbgen import api
 
 SCALES = [0.01, 0.1]
 

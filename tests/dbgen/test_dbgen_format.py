@@ -6,11 +6,11 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from dbgen import api
-from dbgen.columns import dates, money, padded
-from dbgen.errors import DbgenError
-from dbgen.formats.tbl import format_delete_keys, format_tbl
-from dbgen.schema import TABLES
+from dbbench.dbgen import api
+from dbbench.dbgen.columns import dates, money, padded
+from dbbench.dbgen.errors import DbgenError
+from dbbench.dbgen.formats.tbl import format_delete_keys, format_tbl
+from dbbench.dbgen.schema import TABLES
 
 
 def _customer(keys: list[int], balances: list[int]) -> pa.RecordBatch:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dbgen import rng
+from dbbench.dbgen import rng
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 7, 92, 1000, 12345])

@@ -3,8 +3,8 @@ the first order of update set 1, the keys of delete set 150 at SF 1."""
 
 from __future__ import annotations
 
-from dbgen import api
-from dbgen.formats.tbl import format_delete_keys, format_tbl
+from dbbench.dbgen import api
+from dbbench.dbgen.formats.tbl import format_delete_keys, format_tbl
 
 
 def _first_line(table: str, sf: float, **kw: int) -> str:

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dbgen import textpool
-from dbgen.errors import DbgenError
+from dbbench.dbgen import textpool
+from dbbench.dbgen.errors import DbgenError
 
 
 def test_pool_starts_like_the_reference() -> None:

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from dbgen_testlib import sha1_of
 
-from dbgen import api
-from dbgen.formats.tbl import format_delete_keys, format_tbl
+from dbbench.dbgen import api
+from dbbench.dbgen.formats.tbl import format_delete_keys, format_tbl
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 LARGE = 30_000

@@ -14,12 +14,12 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
-from dbgen import api
-from dbgen.formats import csv as csv_format
-from dbgen.formats.parquet import ROW_GROUP_ROWS, ParquetTableWriter
-from dbgen.schema import TABLES
-from dbgen.segments import DELETE_SCHEMA
-from dbgen.writer import GenOptions, generate, plan, split_count
+from dbbench.dbgen import api
+from dbbench.dbgen.formats import csv as csv_format
+from dbbench.dbgen.formats.parquet import ROW_GROUP_ROWS, ParquetTableWriter
+from dbbench.dbgen.schema import TABLES
+from dbbench.dbgen.segments import DELETE_SCHEMA
+from dbbench.dbgen.writer import GenOptions, generate, plan, split_count
 
 SF = 0.01
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from dbbench.cli import main
-from drivers.errors import DriversError
-from drivers.registry import ENGINES, EngineSpec, available_engines, open_engine
+from dbbench.drivers.errors import DriversError
+from dbbench.drivers.registry import ENGINES, EngineSpec, available_engines, open_engine
 
 PASSWORD = "hunter2-secret"
 
@@ -35,7 +35,7 @@ def _one_line_without_password(exc: BaseException) -> str:
 def test_missing_driver_prints_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
     spec = EngineSpec(
         "fakedb",
-        "drivers.engines.fakedb",
+        "dbbench.drivers.engines.fakedb",
         "fakedb://host/db",
         ("dbbench_no_such_driver_module",),
         "pip install 'dbbench[fakedb]'",
@@ -106,7 +106,7 @@ def test_third_party_engine_through_entry_points(
     )
     (dist / "entry_points.txt").write_text("[dbbench.engines]\nfakeduck = fakeduck_engine\n")
     (tmp_path / "fakeduck_engine.py").write_text(
-        "from drivers.engines.duckdb import DuckDBEngine\n"
+        "from dbbench.drivers.engines.duckdb import DuckDBEngine\n"
         "from dataclasses import replace\n"
         "def connect(url):\n"
         "    return DuckDBEngine(replace(url, scheme='duckdb', database=':memory:'))\n"

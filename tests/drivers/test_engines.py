@@ -18,14 +18,14 @@ import pyarrow.compute as pc
 import pytest
 from private_databases import fresh_mariadb, fresh_postgres
 
-from dbgen import api
-from dbgen.schema import TABLES
-from drivers.engine import Engine
-from drivers.engines.sqlalchemy import SqlAlchemyEngine
-from drivers.errors import ConnectionLostError, DriversError, QueryCancelledError
-from drivers.loader import LoadStats, check_loaded, load_database
-from drivers.registry import open_engine
-from drivers.url import parse_url
+from dbbench.dbgen import api
+from dbbench.dbgen.schema import TABLES
+from dbbench.drivers.engine import Engine
+from dbbench.drivers.engines.sqlalchemy import SqlAlchemyEngine
+from dbbench.drivers.errors import ConnectionLostError, DriversError, QueryCancelledError
+from dbbench.drivers.loader import LoadStats, check_loaded, load_database
+from dbbench.drivers.registry import open_engine
+from dbbench.drivers.url import parse_url
 
 SF = 0.01
 

@@ -24,11 +24,11 @@ import pytest
 from private_databases import fresh_postgres
 
 from dbbench.cli import main
+from dbbench.drivers.journal import read_journal
+from dbbench.drivers.registry import open_engine
+from dbbench.drivers.sequencer import JOURNAL_FILE, RESULT_FILE
 from dbbench.errors import ExitCode
-from drivers.journal import read_journal
-from drivers.registry import open_engine
-from drivers.sequencer import JOURNAL_FILE, RESULT_FILE
-from reports.model import BenchmarkResult
+from dbbench.reports.model import BenchmarkResult
 
 SF = "0.01"
 

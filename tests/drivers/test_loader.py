@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from private_databases import fresh_mariadb, fresh_postgres
 
-from dbgen import api
-from dbgen.errors import DbgenError
-from dbgen.schema import TABLES
-from drivers import loader
-from drivers.errors import DriversError
-from drivers.loader import check_loaded, load_database
-from drivers.registry import open_engine
+from dbbench.dbgen import api
+from dbbench.dbgen.errors import DbgenError
+from dbbench.dbgen.schema import TABLES
+from dbbench.drivers import loader
+from dbbench.drivers.errors import DriversError
+from dbbench.drivers.loader import check_loaded, load_database
+from dbbench.drivers.registry import open_engine
 
 SF = 0.01
 CHECKSUM = (
@@ -128,8 +128,8 @@ def test_bad_scale_factor_is_a_one_line_error() -> None:
 
 
 FAILING_SOURCE = """
-from dbgen import api
-from dbgen.errors import DbgenError
+from dbbench.dbgen import api
+from dbbench.dbgen.errors import DbgenError
 
 row_count = api.row_count
 

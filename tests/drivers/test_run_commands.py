@@ -14,9 +14,9 @@ from rich.console import Console
 
 from dbbench.cli import main
 from dbbench.commands import run_progress
+from dbbench.drivers.sequencer import RESULT_FILE, Progress
 from dbbench.errors import ExitCode
-from drivers.sequencer import RESULT_FILE, Progress
-from reports.model import BenchmarkResult
+from dbbench.reports.model import BenchmarkResult
 
 SF = "0.01"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "cost-sheets"

@@ -10,14 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from drivers.errors import DriversError, QueryCancelledError
-from drivers.journal import Journal, read_journal
-from drivers.registry import open_engine
-from drivers.sequencer import Progress, RunOptions, min_streams, prepare_run_dir, setup_reasons
-from drivers.sequencer.clock import Clock
-from drivers.sequencer.config import check_options
-from drivers.sequencer.watchdog import Watchdog
-from drivers.sysinfo import _cpu, _memory_bytes, engine_info, storage_devices, system_info
+from dbbench.drivers.errors import DriversError, QueryCancelledError
+from dbbench.drivers.journal import Journal, read_journal
+from dbbench.drivers.registry import open_engine
+from dbbench.drivers.sequencer import (
+    Progress,
+    RunOptions,
+    min_streams,
+    prepare_run_dir,
+    setup_reasons,
+)
+from dbbench.drivers.sequencer.clock import Clock
+from dbbench.drivers.sequencer.config import check_options
+from dbbench.drivers.sequencer.watchdog import Watchdog
+from dbbench.drivers.sysinfo import _cpu, _memory_bytes, engine_info, storage_devices, system_info
 
 SLOW_DUCKDB = "SELECT count(*) FROM range(100000000000) t(x) WHERE x % 7 = 3"
 

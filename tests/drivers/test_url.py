@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from drivers.errors import DriversError
-from drivers.url import EngineURL, option_flag, parse_url, redact
+from dbbench.drivers.errors import DriversError
+from dbbench.drivers.url import EngineURL, option_flag, parse_url, redact
 
 SECRET = "s3cr#t:p@ss/word"
 ENCODED = "s3cr%23t%3Ap%40ss%2Fword"

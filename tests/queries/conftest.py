@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from drivers.engine import STATE_NEXT_UPDATE_SET, Engine
-from drivers.errors import DriversError
-from drivers.loader import check_loaded, kit_version, load_database
-from drivers.registry import open_engine
+from dbbench.drivers.engine import STATE_NEXT_UPDATE_SET, Engine
+from dbbench.drivers.errors import DriversError
+from dbbench.drivers.loader import check_loaded, kit_version, load_database
+from dbbench.drivers.registry import open_engine
 
 SMALL_SF = 0.01
 PRIVATE_DB = f"dbbench_queries_{os.getpid()}"

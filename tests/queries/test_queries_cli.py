@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from dbbench.cli import main
-from queries.params import parameter_log, stream_parameters
-from queries.render import render
+from dbbench.queries.params import parameter_log, stream_parameters
+from dbbench.queries.render import render
 
 ALL = list(range(1, 23))
 

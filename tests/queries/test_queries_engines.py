@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from dbbench.commands.validate import run_defaults, run_rendered
-from drivers.engine import Engine, QueryOutput
-from drivers.registry import open_engine
-from queries.params import default_parameters, stream_parameters
-from queries.render import render
-from queries.validate import compare_answer, compare_results
+from dbbench.drivers.engine import Engine, QueryOutput
+from dbbench.drivers.registry import open_engine
+from dbbench.queries.params import default_parameters, stream_parameters
+from dbbench.queries.render import render
+from dbbench.queries.validate import compare_answer, compare_results
 
 SMALL_SF = 0.01
 #: The validation defaults, and a random stream (its Q15 view is named revenue5).

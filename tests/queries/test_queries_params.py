@@ -6,9 +6,9 @@ from datetime import datetime
 
 import pytest
 
-from queries.errors import QueriesError
-from queries.order import PERMUTATIONS, stream_order
-from queries.params import (
+from dbbench.queries.errors import QueriesError
+from dbbench.queries.order import PERMUTATIONS, stream_order
+from dbbench.queries.params import (
     default_parameters,
     parameter_log,
     q11_fraction,

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from queries.errors import QueriesError
-from queries.params import default_parameters, stream_parameters
-from queries.render import DIALECTS, RenderedQuery, parameter_count, render
+from dbbench.queries.errors import QueriesError
+from dbbench.queries.params import default_parameters, stream_parameters
+from dbbench.queries.render import DIALECTS, RenderedQuery, parameter_count, render
 
 LIMITED = {2: 100, 3: 10, 10: 20, 18: 100, 21: 100}
 PARAMS = stream_parameters(617140309, 1)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from queries.validate import (
+from dbbench.queries.validate import (
     column_classes,
     compare_answer,
     compare_results,

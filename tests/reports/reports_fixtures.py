@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reports.model import (
+from dbbench.reports.model import (
     BenchmarkResult,
     Compliance,
     EngineInfo,

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from reports.analysis import COLUMNS
-from reports.chart import render_svg, value_axis
-from reports.model import BenchmarkResult
-from reports.render import build, chart_svg, render
+from dbbench.reports.analysis import COLUMNS
+from dbbench.reports.chart import render_svg, value_axis
+from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.render import build, chart_svg, render
 
 
 @pytest.mark.parametrize(

@@ -126,7 +126,7 @@ def test_reports_import_nothing_from_the_pipeline() -> None:
 
 
 def test_write_reports_takes_a_cost_sheet_path(tmp_path: Path) -> None:
-    from reports.render import write_reports
+    from dbbench.reports.render import write_reports
 
     paths = write_reports(make_result(), tmp_path / "out", X4600_SHEET)
     assert sorted(p.name for p in paths) == ["report.html", "report.md", "summary.txt"]

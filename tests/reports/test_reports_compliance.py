@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from reports.model import BenchmarkResult
-from reports.render import render
-from reports.summary import build_report
+from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.render import render
+from dbbench.reports.summary import build_report
 
 Factory = Callable[..., BenchmarkResult]
 

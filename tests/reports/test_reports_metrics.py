@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from reports import metrics
-from reports.errors import ReportsError
+from dbbench.reports import metrics
+from dbbench.reports.errors import ReportsError
 
 
 @pytest.mark.parametrize(
@@ -108,7 +108,7 @@ def test_impossible_inputs_raise_one_line_errors() -> None:
 
 
 def test_database_label_does_not_repeat_the_product_name() -> None:
-    from reports.summary import _database_label
+    from dbbench.reports.summary import _database_label
 
     assert _database_label("duckdb", "DuckDB 2.0.0") == "DuckDB 2.0.0"
     assert _database_label("postgresql", "16.4") == "postgresql 16.4"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reports.model import BenchmarkResult
-from reports.redact import redact_text
-from reports.render import FORMATS, render, write_reports
+from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.redact import redact_text
+from dbbench.reports.render import FORMATS, render, write_reports
 
 SECRET = "Sup3r-S3cret-pw"
 
