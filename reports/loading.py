@@ -6,7 +6,13 @@ import json
 from pathlib import Path
 
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.model import SCHEMA_NAME, BenchmarkResult
+from dbbench.reports.model import (
+    HAMMERDB_SCHEMA_NAME,
+    SCHEMA_NAME,
+    AnyResult,
+    BenchmarkResult,
+    read_any_result,
+)
 
 RESULT_FILE = "result.json"
 
@@ -45,3 +51,22 @@ def load_result(path: Path) -> BenchmarkResult:
         raise ReportsError(f"{file}: {exc}") from exc
     except OSError as exc:
         raise ReportsError(f"cannot read {file}: {exc.strerror or exc}") from exc
+
+
+def load_any_result(path: Path) -> AnyResult:
+    """A result of any type of the family: TPC-H (``dbbench run``) or HammerDB."""
+    file = path if path.is_file() else path / RESULT_FILE
+    if not file.is_file():
+        return load_result(path)
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ReportsError(f"{file}: not valid JSON (line {exc.lineno}): {exc.msg}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReportsError(f"cannot read {file}: {exc}") from exc
+    if not isinstance(data, dict) or data.get("schema") != HAMMERDB_SCHEMA_NAME:
+        return load_result(path)
+    try:
+        return read_any_result(data)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ReportsError(f"{file}: {exc}") from exc

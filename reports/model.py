@@ -214,3 +214,133 @@ def _convert(tp: Any, value: Any) -> Any:
     if is_dataclass(tp):
         return _build(tp, value)  # type: ignore[arg-type]
     return value
+
+
+# --- HammerDB results (issue 11) -----------------------------------------------------------
+# A self-contained result type of the same family: a TPROC-C or TPROC-H job of HammerDB, run
+# by ``dbbench hammerdb run`` or imported from HammerDB's job store / job-report JSON.
+
+HAMMERDB_SCHEMA_NAME = "dbbench-hammerdb-result"
+HAMMERDB_SCHEMA_VERSION = 1
+
+HammerDBBenchmark = Literal["TPROC-C", "TPROC-H"]
+
+
+@dataclass
+class HammerDBTiming:
+    """Response times of one TPROC-C transaction type (HammerDB's time profile, all VUs)."""
+
+    name: str  # NEWORD, PAYMENT, DELIVERY, SLEV, OSTAT
+    calls: int | None = None
+    min_ms: float | None = None
+    avg_ms: float | None = None
+    max_ms: float | None = None
+    total_ms: float | None = None
+    p25_ms: float | None = None
+    p50_ms: float | None = None
+    p75_ms: float | None = None
+    p95_ms: float | None = None
+    p99_ms: float | None = None
+    sd: float | None = None
+    ratio_pct: float | None = None
+    elapsed_ms: float | None = None
+
+
+@dataclass
+class HammerDBCount:
+    """One sample of HammerDB's transaction counter (transactions per minute)."""
+
+    timestamp: str  # as HammerDB records it, local time "YYYY-MM-DD HH:MM:SS"
+    value: float
+
+
+@dataclass
+class HammerDBQueryTime:
+    """One TPROC-H query as a virtual user ran it."""
+
+    query: int  # 1..22
+    seconds: float
+    vu: int = 1
+    query_set: int = 1
+    position: int = 0  # 1-based position in the query set, 0 when unknown
+
+
+@dataclass
+class HammerDBResult:
+    """A HammerDB TPROC-C or TPROC-H job. ``settings`` never carries a password."""
+
+    benchmark: HammerDBBenchmark
+    jobid: str
+    database: str  # HammerDB's name of the database: PostgreSQL, MariaDB, MySQL, ...
+    engine: EngineInfo
+    system: SystemInfo
+    kit_version: str
+    hammerdb_version: str = ""
+    schema: str = HAMMERDB_SCHEMA_NAME
+    schema_version: int = HAMMERDB_SCHEMA_VERSION
+    created: float = 0.0
+    timestamp: str = ""  # HammerDB's job timestamp
+    status: Literal["complete", "failed"] = "failed"
+    source: str = "run"  # run | hammer.DB | job-report
+    config: dict[str, Any] = field(default_factory=dict)  # warehouses, virtual_users, ...
+    settings: dict[str, dict[str, str]] = field(default_factory=dict)  # HammerDB's dict
+    build: dict[str, Any] = field(default_factory=dict)  # jobid, seconds of the schema build
+    nopm: float | None = None
+    tpm: float | None = None
+    active_virtual_users: int | None = None
+    response_times: list[HammerDBTiming] = field(default_factory=list)
+    transaction_counts: list[HammerDBCount] = field(default_factory=list)
+    query_times: list[HammerDBQueryTime] = field(default_factory=list)
+    queries: int | None = None
+    query_sets: int | None = None
+    geomean_seconds: float | None = None
+    total_query_seconds: float | None = None
+    errors: list[str] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=False)
+
+    def write(self, path: Path) -> None:
+        """Write atomically, as :meth:`BenchmarkResult.write` does."""
+        _write_atomic(path, self.to_json())
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HammerDBResult:
+        if data.get("schema") != HAMMERDB_SCHEMA_NAME:
+            raise ValueError(f"not a dbbench HammerDB result (schema {data.get('schema')!r})")
+        version = data.get("schema_version")
+        if not isinstance(version, int) or version > HAMMERDB_SCHEMA_VERSION:
+            raise ValueError(
+                f"HammerDB result schema version {version!r} is newer than this dbbench reads "
+                f"({HAMMERDB_SCHEMA_VERSION}); upgrade dbbench"
+            )
+        return _build(cls, data)
+
+    @classmethod
+    def read(cls, path: Path) -> HammerDBResult:
+        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+AnyResult = BenchmarkResult | HammerDBResult
+
+
+def read_any_result(data: dict[str, Any]) -> AnyResult:
+    """A result of any type of the family, chosen by its ``schema`` field."""
+    if data.get("schema") == HAMMERDB_SCHEMA_NAME:
+        return HammerDBResult.from_dict(data)
+    return BenchmarkResult.from_dict(data)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, _default_file_mode())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

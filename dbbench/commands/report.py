@@ -10,8 +10,9 @@ import typer
 
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.loading import load_result
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.hammerdb_render import render as render_hammerdb
+from dbbench.reports.loading import load_any_result, load_result
+from dbbench.reports.model import BenchmarkResult, HammerDBResult
 from dbbench.reports.published import PublishedResult, is_published_record, load_published
 from dbbench.reports.render import FORMATS, render
 from dbbench.reports.render_compare import COMPARE_FORMATS, compare, label_for
@@ -43,9 +44,13 @@ def report(
 ) -> None:
     """Rebuild the report of a saved result (no engine needed)."""
     _check_format(format, FORMATS)
+    loaded = load_any_result(result)
+    if isinstance(loaded, HammerDBResult):  # HammerDB's TPROC-C / TPROC-H (issue 11)
+        _emit(render_hammerdb(loaded, format), output)
+        return
     sheet = load_cost_sheet(cost_sheet) if cost_sheet else None
     color = format == "text" and output is None and sys.stdout.isatty()
-    _emit(render(load_result(result), format, sheet, color=color), output)
+    _emit(render(loaded, format, sheet, color=color), output)
 
 
 def _inputs(

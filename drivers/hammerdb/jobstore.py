@@ -1,0 +1,325 @@
+"""Reading HammerDB's job store (``hammer.DB``, SQLite) into a :class:`HammerDBResult`.
+
+Tables (HammerDB 4.x to 6.x): JOBMAIN (jobid, db, bm, jobdict, timestamp), JOBOUTPUT (jobid,
+vu, output), JOBTIMING (per-transaction response times; ``summary=1`` rows cover all virtual
+users), JOBTCOUNT (transactions per minute over time), JOBMETRIC (CPU), JOBSYSTEM. TPROC-H
+per-query times exist only as output lines.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from dbbench.drivers.errors import DriversError
+from dbbench.reports.model import (
+    EngineInfo,
+    HammerDBCount,
+    HammerDBQueryTime,
+    HammerDBResult,
+    HammerDBTiming,
+    SystemInfo,
+)
+
+REQUIRED_TABLES = ("JOBMAIN", "JOBOUTPUT")
+_NOPM = re.compile(
+    r"TEST RESULT\s*:\s*System achieved\s+([\d.]+)\s+NOPM from\s+([\d.]+)\s+(.*?)\s*TPM", re.I
+)
+_ACTIVE = re.compile(r"(\d+)\s+Active Virtual Users configured", re.I)
+_QUERY = re.compile(r"query\s+(\d+)\s+completed in\s+([\d.]+)\s+seconds", re.I)
+_QSET = re.compile(r"Completed\s+(\d+)\s+query set\(s\) in\s+([\d.]+)\s+seconds", re.I)
+_GEO = re.compile(r"Geometric mean of query times returning rows\s*\((\d+)\)\s*is\s*([\d.]+)", re.I)
+_DBVERSION = re.compile(r"DBVersion:\s*(.+)")
+_ERROR = re.compile(r"FINISHED FAILED|^Error|Error in Virtual User|terminated, any pending", re.I)
+_ENGINE = {"PostgreSQL": "postgresql", "MariaDB": "mariadb", "MySQL": "mysql"}
+_TIMING_FIELDS = (
+    "calls", "min_ms", "avg_ms", "max_ms", "total_ms", "p99_ms", "p95_ms", "p50_ms", "sd",
+    "ratio_pct", "elapsed_ms",
+)  # fmt: skip
+
+
+class JobStoreError(DriversError):
+    """Not a HammerDB job store, or not the job asked for."""
+
+
+def parse_tcl_list(text: str) -> list[str]:
+    """Split a Tcl list (braces, double quotes, backslashes) into its words."""
+    words: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            break
+        if text[i] == "{":
+            depth, j = 1, i + 1
+            while j < n and depth:
+                if text[j] == "\\":
+                    j += 2
+                    continue
+                depth += {"{": 1, "}": -1}.get(text[j], 0)
+                j += 1
+            if depth:
+                raise ValueError("unbalanced braces in Tcl list")
+            words.append(text[i + 1 : j - 1])
+            i = j
+        elif text[i] == '"':
+            j, buf = i + 1, []
+            while j < n and text[j] != '"':
+                if text[j] == "\\" and j + 1 < n:
+                    j += 1
+                buf.append(text[j])
+                j += 1
+            words.append("".join(buf))
+            i = j + 1
+        else:
+            j = i
+            while j < n and not text[j].isspace():
+                j += 1
+            words.append(text[i:j].replace("\\", ""))
+            i = j
+    return words
+
+
+def parse_settings(jobdict: str) -> dict[str, dict[str, str]]:
+    """HammerDB's two-level settings dict; every password value becomes ``***``."""
+    try:
+        outer = parse_tcl_list(jobdict)
+        settings: dict[str, dict[str, str]] = {}
+        for key, inner in zip(outer[::2], outer[1::2], strict=False):
+            words = parse_tcl_list(inner)
+            settings[key] = {
+                k: ("***" if _secret(k) else v)
+                for k, v in zip(words[::2], words[1::2], strict=False)
+            }
+        return settings
+    except ValueError:
+        return {}
+
+
+def _secret(key: str) -> bool:
+    return key.lower().endswith(("pass", "password", "passwd"))
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    if not path.is_file():
+        raise JobStoreError(f"no such HammerDB job store: {path}")
+    with path.open("rb") as f:
+        head = f.read(16)
+    if head != b"SQLite format 3\x00":
+        raise JobStoreError(f"{path}: not a HammerDB job store (not an SQLite database)")
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        tables = {r[0].upper() for r in conn.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.DatabaseError as exc:
+        raise JobStoreError(f"{path}: not a HammerDB job store ({exc})") from None
+    missing = [t for t in REQUIRED_TABLES if t not in tables]
+    if missing:
+        conn.close()
+        raise JobStoreError(f"{path}: not a HammerDB job store (no {', '.join(missing)} table)")
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def list_jobs(path: Path) -> list[dict[str, str]]:
+    """jobid, db, bm and timestamp of every job, oldest first."""
+    conn = _open(path)
+    try:
+        return [
+            {"jobid": r["jobid"], "db": r["db"], "bm": r["bm"], "timestamp": str(r["timestamp"])}
+            for r in conn.execute("SELECT jobid, db, bm, timestamp FROM JOBMAIN ORDER BY rowid")
+        ]
+    finally:
+        conn.close()
+
+
+def _output(conn: sqlite3.Connection, jobid: str) -> list[tuple[int, str]]:
+    return [
+        (int(r["vu"] or 0), str(r["output"]))
+        for r in conn.execute(
+            "SELECT vu, output FROM JOBOUTPUT WHERE jobid=? ORDER BY rowid", (jobid,)
+        )
+    ]
+
+
+def _is_run(lines: list[tuple[int, str]]) -> bool:
+    return any(
+        _NOPM.search(t) or _GEO.search(t) or _QSET.search(t) or _QUERY.search(t) for _, t in lines
+    )
+
+
+def pick_job(path: Path, jobid: str | None = None) -> str:
+    """``jobid`` if the store has it, else the newest benchmark run (not a schema build)."""
+    conn = _open(path)
+    try:
+        ids = [r[0] for r in conn.execute("SELECT jobid FROM JOBMAIN ORDER BY rowid")]
+        if jobid is not None:
+            if jobid not in ids:
+                raise JobStoreError(f"{path}: no job {jobid} (it has {len(ids)} jobs)")
+            return jobid
+        for candidate in reversed(ids):
+            if _is_run(_output(conn, candidate)):
+                return candidate
+        raise JobStoreError(
+            f"{path}: no TPROC-C or TPROC-H run among its {len(ids)} jobs "
+            "(schema builds only, or no output recorded)"
+        )
+    finally:
+        conn.close()
+
+
+def _num(value: Any) -> float | None:
+    try:
+        return None if value is None or value == "" else float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def read_job(
+    path: Path,
+    jobid: str | None = None,
+    *,
+    kit_version: str = "",
+    hammerdb_version: str = "",
+    system: SystemInfo | None = None,
+    source: str = "hammer.DB",
+) -> HammerDBResult:
+    """One job of a job store as a dbbench result (the newest run when ``jobid`` is None)."""
+    jobid = pick_job(path, jobid)
+    conn = _open(path)
+    try:
+        main = conn.execute("SELECT * FROM JOBMAIN WHERE jobid=?", (jobid,)).fetchone()
+        lines = _output(conn, jobid)
+        tables = {r[0].upper() for r in conn.execute("SELECT name FROM sqlite_master")}
+        timing = (
+            conn.execute(
+                "SELECT * FROM JOBTIMING WHERE jobid=? AND summary=1 ORDER BY rowid", (jobid,)
+            ).fetchall()
+            if "JOBTIMING" in tables
+            else []
+        )
+        tcount = (
+            conn.execute(
+                "SELECT counter, timestamp FROM JOBTCOUNT WHERE jobid=? ORDER BY rowid", (jobid,)
+            ).fetchall()
+            if "JOBTCOUNT" in tables
+            else []
+        )
+        sysrow = (
+            conn.execute("SELECT * FROM JOBSYSTEM WHERE jobid=?", (jobid,)).fetchone()
+            if "JOBSYSTEM" in tables
+            else None
+        )
+    except sqlite3.DatabaseError as exc:
+        raise JobStoreError(f"{path}: damaged HammerDB job store ({exc})") from None
+    finally:
+        conn.close()
+    bm = str(main["bm"])
+    benchmark = "TPROC-H" if "H" in bm.upper().split("-")[-1] else "TPROC-C"
+    db = str(main["db"])
+    settings = parse_settings(str(main["jobdict"] or ""))
+    result = HammerDBResult(
+        benchmark=benchmark,  # type: ignore[arg-type]
+        jobid=jobid,
+        database=db,
+        engine=_engine(db, settings),
+        system=system or SystemInfo(),
+        kit_version=kit_version,
+        hammerdb_version=hammerdb_version,
+        created=time.time(),
+        timestamp=str(main["timestamp"]),
+        source=source,
+        settings=settings,
+    )
+    if sysrow is not None and not result.system.hostname:
+        result.system.hostname = str(sysrow["hostname"] or "")
+        result.system.cpu_model = str(sysrow["cpumodel"] or "")
+        result.system.threads = int(sysrow["cpucount"]) if sysrow["cpucount"] else None
+    _read_output(result, lines)
+    result.response_times = [
+        HammerDBTiming(
+            name=str(r["procname"]),
+            **{
+                k: (int(r[k]) if k == "calls" else _num(r[k]))
+                for k in _TIMING_FIELDS
+                if k in r.keys()  # noqa: SIM118 - sqlite3.Row has keys(), no __contains__
+            },
+        )
+        for r in timing
+    ]
+    result.transaction_counts = [
+        HammerDBCount(timestamp=str(r["timestamp"]), value=float(r["counter"] or 0)) for r in tcount
+    ]
+    result.config = _config(result, settings)
+    done = result.nopm is not None if benchmark == "TPROC-C" else result.geomean_seconds is not None
+    if not done:
+        result.errors.append(f"job {jobid} has no {benchmark} result in its output")
+    result.status = "complete" if done and not result.errors else "failed"
+    return result
+
+
+def _read_output(result: HammerDBResult, lines: list[tuple[int, str]]) -> None:
+    positions: dict[tuple[int, int], int] = {}
+    query_set: dict[int, int] = {}
+    for vu, text in lines:
+        if m := _NOPM.search(text):
+            result.nopm, result.tpm = float(m.group(1)), float(m.group(2))
+        elif m := _ACTIVE.search(text):
+            result.active_virtual_users = int(m.group(1))
+        elif m := _QUERY.search(text):
+            qset = query_set.get(vu, 1)
+            pos = positions.get((vu, qset), 0) + 1
+            positions[(vu, qset)] = pos
+            result.query_times.append(
+                HammerDBQueryTime(int(m.group(1)), float(m.group(2)), vu, qset, pos)
+            )
+        elif m := _QSET.search(text):
+            result.query_sets = (result.query_sets or 0) + 1
+            query_set[vu] = query_set.get(vu, 1) + 1
+            result.total_query_seconds = (result.total_query_seconds or 0.0) + float(m.group(2))
+        elif m := _GEO.search(text):
+            result.queries, result.geomean_seconds = int(m.group(1)), float(m.group(2))
+        elif m := _DBVERSION.search(text):
+            result.engine.version = m.group(1).strip()
+        elif _ERROR.search(text.strip()):
+            result.errors.append(text.strip()[:500])
+
+
+def _engine(db: str, settings: dict[str, dict[str, str]]) -> EngineInfo:
+    name = _ENGINE.get(db, db.lower())
+    conn = settings.get("connection", {})
+    prefix = {"postgresql": "pg", "mariadb": "maria", "mysql": "mysql"}.get(name, name)
+    host, port = conn.get(f"{prefix}_host", ""), conn.get(f"{prefix}_port", "")
+    flat = {k: v for inner in settings.values() for k, v in inner.items()}
+    dbname = next((flat[k] for k in (f"{prefix}_dbase", f"{prefix}_tpch_dbase") if k in flat), "")
+    url = f"{name}://{host}{':' + port if port else ''}/{dbname}" if host else name
+    return EngineInfo(name=name, url=url, dialect=name)
+
+
+def _config(result: HammerDBResult, settings: dict[str, dict[str, str]]) -> dict[str, Any]:
+    flat = {k.split("_", 1)[-1]: v for inner in settings.values() for k, v in inner.items()}
+    cfg: dict[str, Any] = {}
+
+    def num(key: str) -> float | int | None:
+        value = _num(flat.get(key))
+        if value is None:
+            return None
+        return int(value) if value.is_integer() else value
+
+    if result.benchmark == "TPROC-C":
+        cfg["warehouses"] = num("count_ware")
+        cfg["virtual_users"] = result.active_virtual_users or num("num_vu")
+        cfg["rampup_minutes"] = num("rampup")
+        cfg["duration_minutes"] = num("duration")
+        cfg["all_warehouses"] = flat.get("allwarehouse") == "true"
+        cfg["keying_and_thinking"] = flat.get("keyandthink") == "true"
+        cfg["time_profile"] = flat.get("timeprofile") == "true"
+    else:
+        cfg["scale_factor"] = num("scale_fact")
+        cfg["virtual_users"] = len({q.vu for q in result.query_times}) or None
+        cfg["query_sets"] = num("total_querysets")
+        cfg["refresh"] = flat.get("refresh_on") == "true"
+    return {k: v for k, v in cfg.items() if v is not None}

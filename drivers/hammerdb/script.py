@@ -1,0 +1,239 @@
+"""The ``auto`` scripts dbbench hands to ``hammerdbcli``: an engine URL mapped onto HammerDB's
+connection settings, the workload's options, and markers dbbench reads back from the output.
+
+No password is ever written into a script: the script reads it from the environment of the
+``hammerdbcli`` process (:data:`PASSWORD_ENV`, :data:`OWNER_PASSWORD_ENV`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from dbbench.drivers.errors import DriversError
+from dbbench.drivers.url import EngineURL
+
+PASSWORD_ENV = "DBBENCH_HDB_PASSWORD"
+OWNER_PASSWORD_ENV = "DBBENCH_HDB_OWNER_PASSWORD"
+JOB_MARKER = "DBBENCH-JOBID"
+# HammerDB substitutes setting values unquoted into the build's Tcl calls: an empty password
+# drops an argument ("wrong # args"). A server that trusts the client ignores the value.
+NO_PASSWORD = "dbbench-no-password"
+
+Workload = Literal["tprocc", "tproch"]
+HdbDb = Literal["pg", "maria", "mysql"]
+BENCHMARK = {"tprocc": "TPC-C", "tproch": "TPC-H"}
+BENCHMARK_NAME = {"tprocc": "TPROC-C", "tproch": "TPROC-H"}
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
+
+
+@dataclass
+class TproccOptions:
+    warehouses: int = 1
+    virtual_users: int = 1
+    build_virtual_users: int = 1
+    rampup_minutes: float = 0.0
+    duration_minutes: float = 1.0
+    all_warehouses: bool = False
+    keying_and_thinking: bool = False
+    time_profile: bool = True
+    total_iterations: int = 10_000_000
+
+
+@dataclass
+class TprochOptions:
+    scale_factor: int = 1
+    virtual_users: int = 1
+    build_threads: int = 1
+    query_sets: int = 1
+    refresh: bool = False
+    degree_of_parallel: int = 1
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where HammerDB builds and runs: the engine URL, mapped."""
+
+    db: HdbDb
+    host: str
+    port: int
+    user: str
+    database: str  # where HammerDB builds its schema (new or empty)
+    owner: str  # PostgreSQL: the role HammerDB creates to own the schema
+    has_password: bool
+    socket: str | None = None
+
+
+def target_for(url: EngineURL, db: HdbDb, owner: str | None = None) -> Target:
+    """Map an engine URL onto HammerDB's settings; bad URLs are one-line errors."""
+    if url.database is None:
+        raise DriversError(
+            f"{url}: name the database HammerDB builds its schema in (…/DBNAME); "
+            "it must be new or empty"
+        )
+    for what, value in (("database", url.database), ("owner", owner or url.database)):
+        if not _NAME.match(value):
+            raise DriversError(
+                f"HammerDB {what} name {value!r} must be a plain SQL identifier "
+                "(letters, digits, underscore)"
+            )
+    default_user = "postgres" if db == "pg" else "root"
+    default_port = 5432 if db == "pg" else 3306
+    unknown = set(url.query) - {"sslmode", "unix_socket", "socket"}
+    if unknown:
+        raise DriversError(f"engine URL options {sorted(unknown)} are not understood for HammerDB")
+    return Target(
+        db=db,
+        host=url.host or "127.0.0.1",
+        port=url.port or default_port,
+        user=url.username or default_user,
+        database=url.database,
+        owner=owner or url.database,
+        has_password=url.password is not None and url.password != "",
+        socket=url.query.get("unix_socket") or url.query.get("socket"),
+    )
+
+
+def _q(value: object) -> str:
+    """A Tcl word: braces keep the text literal."""
+    text = "true" if value is True else "false" if value is False else str(value)
+    if re.fullmatch(r"[A-Za-z0-9_.:/-]+", text):
+        return text
+    if "{" in text or "}" in text or "\\" in text:
+        raise DriversError(f"value {text!r} cannot be passed to HammerDB")
+    return "{" + text + "}"
+
+
+def _pw(env: str) -> str:
+    return f"$::env({env})"
+
+
+def _connection(t: Target) -> list[str]:
+    if t.db == "pg":
+        return [
+            f"diset connection pg_host {_q(t.host)}",
+            f"diset connection pg_port {t.port}",
+            "diset connection pg_sslmode disable",
+        ]
+    prefix = "maria" if t.db == "maria" else "mysql"
+    return [
+        f"diset connection {prefix}_host {_q(t.host)}",
+        f"diset connection {prefix}_port {t.port}",
+        f"diset connection {prefix}_socket {_q(t.socket or 'null')}",
+    ]
+
+
+def _credentials(t: Target, workload: Workload, *, build: bool) -> list[str]:
+    """Who connects. PostgreSQL builds as the URL's user (a superuser or a role allowed to
+    create roles) and creates ``owner``; runs connect as the URL's user (granted ``owner``)."""
+    d = "tpcc" if workload == "tprocc" else "tpch"
+    h = "" if workload == "tprocc" else "tpch_"
+    if t.db == "pg":
+        lines = [
+            f"diset {d} pg_{h}superuser {_q(t.user)}",
+            f"diset {d} pg_{h}superuserpass {_pw(PASSWORD_ENV)}",
+            f"diset {d} pg_{h}defaultdbase postgres",
+            f"diset {d} pg_{h}dbase {_q(t.database)}",
+        ]
+        if build:
+            lines += [
+                f"diset {d} pg_{h}user {_q(t.owner)}",
+                f"diset {d} pg_{h}pass {_pw(OWNER_PASSWORD_ENV)}",
+            ]
+        else:
+            lines += [
+                f"diset {d} pg_{h}user {_q(t.user)}",
+                f"diset {d} pg_{h}pass {_pw(PASSWORD_ENV)}",
+            ]
+        return lines
+    p = t.db
+    return [
+        f"diset {d} {p}_{h}user {_q(t.user)}",
+        f"diset {d} {p}_{h}pass {_pw(PASSWORD_ENV)}",
+        f"diset {d} {p}_{h}dbase {_q(t.database)}",
+    ]
+
+
+def _head(t: Target, workload: Workload) -> list[str]:
+    return [
+        "# written by dbbench: HammerDB's settings persist in $TMP, so every one is set here",
+        f"dbset db {t.db}",
+        f"dbset bm {BENCHMARK[workload]}",
+        *_connection(t),
+    ]
+
+
+def build_script(t: Target, workload: Workload, opts: TproccOptions | TprochOptions) -> str:
+    lines = _head(t, workload) + _credentials(t, workload, build=True)
+    p = t.db
+    if isinstance(opts, TproccOptions):
+        lines += [
+            f"diset tpcc {p}_count_ware {opts.warehouses}",
+            f"diset tpcc {p}_num_vu {opts.build_virtual_users}",
+        ]
+        if p == "pg":
+            lines += ["diset tpcc pg_storedprocs false", "diset tpcc pg_partition false"]
+        else:
+            lines += [f"diset tpcc {p}_storage_engine innodb"]
+    else:
+        lines += [
+            f"diset tpch {p}_scale_fact {opts.scale_factor}",
+            f"diset tpch {p}_num_tpch_threads {opts.build_threads}",
+        ]
+        if p != "pg":
+            lines += [f"diset tpch {p}_tpch_storage_engine innodb"]
+    lines += ["set dbbench_result [buildschema]", f'puts "{JOB_MARKER} $dbbench_result"']
+    return "\n".join(lines) + "\n"
+
+
+_WAIT = """\
+# wait for the virtual users (HammerDB's own keepalive needs whole minutes)
+set ::dbbench_done 0
+proc dbbench_poll {} { if {[vucomplete]} { set ::dbbench_done 1 } else { after 1000 dbbench_poll } }
+dbbench_poll
+vwait ::dbbench_done"""
+
+
+def run_script(t: Target, workload: Workload, opts: TproccOptions | TprochOptions) -> str:
+    lines = _head(t, workload) + _credentials(t, workload, build=False)
+    p = t.db
+    if isinstance(opts, TproccOptions):
+        lines += [
+            f"diset tpcc {p}_driver timed",
+            f"diset tpcc {p}_total_iterations {opts.total_iterations}",
+            f"diset tpcc {p}_rampup {_minutes(opts.rampup_minutes)}",
+            f"diset tpcc {p}_duration {_minutes(opts.duration_minutes)}",
+            f"diset tpcc {p}_allwarehouse {_q(opts.all_warehouses)}",
+            f"diset tpcc {p}_keyandthink {_q(opts.keying_and_thinking)}",
+            f"diset tpcc {p}_timeprofile {_q(opts.time_profile)}",
+        ]
+        if p == "pg":
+            lines += ["diset tpcc pg_vacuum false"]
+        vus, counter = opts.virtual_users, True
+    else:
+        lines += [
+            f"diset tpch {p}_scale_fact {opts.scale_factor}",
+            f"diset tpch {p}_total_querysets {opts.query_sets}",
+            f"diset tpch {p}_refresh_on {_q(opts.refresh)}",
+            f"diset tpch {p}_verbose false",
+        ]
+        if p == "pg":
+            lines += [f"diset tpch pg_degree_of_parallel {opts.degree_of_parallel}"]
+        vus, counter = opts.virtual_users, False
+    lines += ["loadscript", f"vuset vu {vus}", "vuset logtotemp 1", "vucreate"]
+    if counter:
+        lines.append("tcstart")
+    lines += ["set dbbench_result [vurun]", _WAIT, "vudestroy"]
+    if counter:
+        lines.append("tcstop")
+    lines.append(f'puts "{JOB_MARKER} $dbbench_result"')
+    return "\n".join(lines) + "\n"
+
+
+def _minutes(value: float) -> str:
+    """HammerDB's timed driver checks the clock every 6 s: durations in tenths of a minute."""
+    tenths = round(value * 10)
+    if tenths < 0 or abs(tenths - value * 10) > 1e-9:
+        raise DriversError(f"{value} minutes: use a multiple of 0.1 minute (HammerDB's 6 s tick)")
+    return str(tenths // 10) if tenths % 10 == 0 else f"{tenths / 10:.1f}"

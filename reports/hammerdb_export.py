@@ -1,0 +1,407 @@
+"""HammerDB's job-report JSON (``hammerdb-job-report-v1``, what HammerDB v6's ``jobs <id>
+save`` writes): read one into a :class:`HammerDBResult`, write any dbbench result as one, and
+check one against the rules HammerDB's public results repository applies on submission.
+
+The layout follows HammerDB v6's ``modules/jobs-1.0.tm``: ``schema``, ``artifact``,
+``disclaimer`` (``audited`` false), ``report_hints``, ``job`` (jobid, hdb_version, database,
+database_display, release, benchmark, timestamp), ``benchmark_config``, ``system``,
+``result``, then ``transaction_count`` and ``response_times`` (TPROC-C) or ``query_times``
+(TPROC-H), and ``metrics``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import math
+import time
+from typing import Any
+
+from dbbench.reports.analysis import QUERY_COLUMNS
+from dbbench.reports.model import (
+    AnyResult,
+    BenchmarkResult,
+    EngineInfo,
+    HammerDBCount,
+    HammerDBQueryTime,
+    HammerDBResult,
+    HammerDBTiming,
+    SystemInfo,
+)
+from dbbench.reports.summary import build_report
+
+JOB_REPORT_SCHEMA = "hammerdb-job-report-v1"
+BENCHMARKS = ("TPROC-C", "TPROC-H")
+_DISPLAY = {
+    "postgresql": "PostgreSQL",
+    "mariadb": "MariaDB",
+    "mysql": "MySQL",
+    "duckdb": "DuckDB",
+    "sqlite": "SQLite",
+}
+_TIMING = (
+    "elapsed_ms", "calls", "min_ms", "avg_ms", "max_ms", "total_ms", "p99_ms", "p95_ms",
+    "p75_ms", "p50_ms", "p25_ms", "sd", "ratio_pct",
+)  # fmt: skip
+_DISCLAIMER_TEXT = (
+    "This is a HammerDB result artifact. HammerDB TPROC-C and TPROC-H workloads are derived "
+    "from the TPC-C and TPC-H specifications respectively. This result is not audited by the "
+    "TPC-Council and is not a TPC result."
+)
+
+
+def _timestamp(value: str) -> dt.datetime | None:
+    for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S"):
+        try:
+            return dt.datetime.strptime(value, fmt)
+        except ValueError:
+            continue
+    return None
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def validate_job_report(doc: Any) -> list[str]:
+    """Every rule HammerDB's results repository checks on a submitted artifact (except its
+    file path), plus the shape of the sections dbbench reads. Empty when valid."""
+    if not isinstance(doc, dict):
+        return ["the JSON root must be an object"]
+    errors: list[str] = []
+    if doc.get("schema") != JOB_REPORT_SCHEMA:
+        errors.append(f"field 'schema' must equal '{JOB_REPORT_SCHEMA}'")
+    disclaimer = doc.get("disclaimer")
+    if not isinstance(disclaimer, dict):
+        errors.append("field 'disclaimer' must exist and be an object")
+    elif disclaimer.get("audited") is not False:
+        errors.append("field 'disclaimer.audited' must be false")
+    job = doc.get("job")
+    if not isinstance(job, dict):
+        return [*errors, "field 'job' must exist and be an object"]
+    for key in ("jobid", "hdb_version", "database", "database_display", "benchmark", "timestamp"):
+        if not job.get(key):
+            errors.append(f"field 'job.{key}' is required and must be non-empty")
+    benchmark = job.get("benchmark")
+    if benchmark not in BENCHMARKS:
+        errors.append(f"field 'job.benchmark' must be one of {list(BENCHMARKS)}")
+    stamp = job.get("timestamp")
+    if not isinstance(stamp, str) or _timestamp(stamp) is None:
+        errors.append("field 'job.timestamp' must be YYYY-MM-DD HH:MM:SS")
+    config = doc.get("benchmark_config")
+    if not isinstance(config, dict):
+        errors.append("field 'benchmark_config' must exist and be an object")
+    result = doc.get("result")
+    if not isinstance(result, dict):
+        errors.append("field 'result' must exist and be an object")
+    if benchmark == "TPROC-C":
+        if isinstance(result, dict):
+            for key in ("nopm", "tpm"):
+                if not _number(result.get(key)):
+                    errors.append(f"field 'result.{key}' must exist and be numeric for TPROC-C")
+        if isinstance(config, dict):
+            for key in ("warehouses", "virtual_users", "rampup_minutes", "duration_minutes"):
+                if key not in config:
+                    errors.append(f"field 'benchmark_config.{key}' must exist for TPROC-C")
+    if benchmark == "TPROC-H" and isinstance(result, dict) and result:
+        for key in ("geomean_seconds", "total_query_time_seconds"):
+            if key in result and not _number(result[key]):
+                errors.append(f"field 'result.{key}' must be numeric for TPROC-H")
+    for section in ("response_times", "query_times"):
+        part = doc.get(section)
+        if part is not None and not (isinstance(part, dict) and isinstance(part.get("rows"), list)):
+            errors.append(f"field '{section}.rows' must be a list")
+    return errors
+
+
+# --- import ----------------------------------------------------------------------------------
+
+
+def _f(value: Any) -> float | None:
+    if _number(value):
+        return float(value)
+    try:
+        return float(str(value).replace(",", ""))
+    except (TypeError, ValueError):
+        return None
+
+
+def from_job_report(doc: dict[str, Any], *, kit_version: str = "") -> HammerDBResult:
+    """A validated job report (see :func:`validate_job_report`) as a dbbench result."""
+    job, res = doc["job"], doc.get("result") or {}
+    config = dict(doc.get("benchmark_config") or {})
+    system = doc.get("system") or {}
+    db = str(job.get("database_display") or job.get("database"))
+    name = next((k for k, v in _DISPLAY.items() if v.lower() == db.lower()), db.lower())
+    out = HammerDBResult(
+        benchmark=job["benchmark"],
+        jobid=str(job["jobid"]),
+        database=db,
+        engine=EngineInfo(name=name, url=name, version=str(job.get("release") or ""), dialect=name),
+        system=SystemInfo(
+            hostname=str(system.get("hostname") or ""),
+            cpu_model=str(system.get("cpumodel") or ""),
+            threads=int(c) if (c := _f(system.get("cpucount"))) else None,
+            os=str(system.get("os_name") or ""),
+        ),
+        kit_version=kit_version,
+        hammerdb_version=str(job.get("hdb_version") or ""),
+        created=time.time(),
+        timestamp=str(job["timestamp"]),
+        source="job-report",
+        config=config,
+    )
+    if out.benchmark == "TPROC-C":
+        out.nopm, out.tpm = _f(res.get("nopm")), _f(res.get("tpm"))
+        avu = _f(res.get("active_virtual_users"))
+        out.active_virtual_users = int(avu) if avu is not None else None
+        for row in (doc.get("response_times") or {}).get("rows", []):
+            values = {k: _f(row.get(k)) for k in _TIMING if k in row}
+            calls = values.pop("calls", None)
+            out.response_times.append(
+                HammerDBTiming(
+                    name=str(row.get("name")),
+                    calls=int(calls) if calls is not None else None,
+                    **values,
+                )
+            )
+        series = (doc.get("transaction_count") or {}).get("series", [])
+        for point in series[0].get("points", []) if series else []:
+            value = _f(point.get("value"))
+            if value is not None:
+                out.transaction_counts.append(HammerDBCount(str(point.get("timestamp")), value))
+        done = out.nopm is not None
+    else:
+        out.geomean_seconds = _f(res.get("geomean_seconds"))
+        out.total_query_seconds = _f(res.get("total_query_time_seconds"))
+        q, s = _f(res.get("queries")), _f(res.get("query_sets"))
+        out.queries = int(q) if q is not None else None
+        out.query_sets = int(s) if s is not None else None
+        for pos, row in enumerate((doc.get("query_times") or {}).get("rows", []), start=1):
+            seconds = _f(row.get("seconds"))
+            if seconds is None and (ms := _f(row.get("total_ms"))) is not None:
+                seconds = ms / 1000.0
+            query = _f(row.get("name"))
+            if seconds is not None and query is not None:
+                out.query_times.append(HammerDBQueryTime(int(query), seconds, 1, 1, pos))
+        done = out.geomean_seconds is not None
+    out.status = "complete" if done else "failed"
+    if not done:
+        out.errors.append(f"the job report has no {out.benchmark} result")
+    return out
+
+
+# --- export ----------------------------------------------------------------------------------
+
+
+def _envelope(
+    benchmark: str, jobid: str, hdb_version: str, engine: EngineInfo, timestamp: str
+) -> dict[str, Any]:
+    display = _DISPLAY.get(engine.name, engine.name)
+    if benchmark == "TPROC-C":
+        primary = ["NOPM", "TPM"]
+    else:
+        primary = ["geomean_seconds", "total_query_time_seconds"]
+    return {
+        "schema": JOB_REPORT_SCHEMA,
+        "description": (
+            "HammerDB benchmark result artifact. Machine-readable data, report_hints and "
+            "analysis_hints are included for reproducible reporting, summary tables and chart "
+            "generation."
+        ),
+        "artifact": {
+            "type": "hammerdb-result-json",
+            "schema": JOB_REPORT_SCHEMA,
+            "source": "dbbench",
+            "generated_by": "dbbench hammerdb export",
+            "visibility": "public",
+            "redacted": True,
+        },
+        "disclaimer": {
+            "result_type": "HammerDB result artifact",
+            "audited": False,
+            "text": _DISCLAIMER_TEXT,
+            "tpc_trademarks": (
+                "TPC-C, tpmC, TPC-H and QphH are trademarks of the Transaction Processing "
+                "Performance Council."
+            ),
+        },
+        "report_hints": {
+            "title": f"{display} {benchmark} Benchmark Report",
+            "primary_result_metrics": primary,
+        },
+        "job": {
+            "jobid": jobid,
+            "hdb_version": hdb_version,
+            "database": display,
+            "database_display": display,
+            "release": engine.version,
+            "benchmark": benchmark,
+            "timestamp": timestamp,
+        },
+    }
+
+
+def _system(system: SystemInfo) -> dict[str, Any]:
+    if not system.hostname and not system.cpu_model:
+        return {"available": False, "message": "System information not available"}
+    out: dict[str, Any] = {"available": True}
+    for key, value in (
+        ("hostname", system.hostname),
+        ("cpumodel", system.cpu_model),
+        ("cpucount", str(system.threads) if system.threads else ""),
+        ("os_name", system.os),
+        ("memory", f"{system.memory_bytes // 2**20} MB" if system.memory_bytes else ""),
+    ):
+        if value:
+            out[key] = value
+    return out
+
+
+def _local(epoch: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch or time.time()))
+
+
+def _hammerdb_to_report(r: HammerDBResult) -> dict[str, Any]:
+    doc = _envelope(
+        r.benchmark,
+        r.jobid,
+        r.hammerdb_version or f"dbbench {r.kit_version}",
+        r.engine,
+        r.timestamp or _local(r.created),
+    )
+    config = {k: v for k, v in r.config.items() if k in _CONFIG_KEYS}
+    doc["benchmark_config"] = config
+    doc["system"] = _system(r.system)
+    display = doc["job"]["database_display"]
+    if r.benchmark == "TPROC-C":
+        result: dict[str, Any] = {}
+        if r.nopm is not None and r.tpm is not None:
+            result = {
+                "type": "tproc_c_result",
+                "database_display": display,
+                "active_virtual_users": r.active_virtual_users,
+                "nopm": _int_or_float(r.nopm),
+                "tpm": _int_or_float(r.tpm),
+                "chart_data": [
+                    {"metric": "NOPM", "value": _int_or_float(r.nopm)},
+                    {"metric": "TPM", "value": _int_or_float(r.tpm)},
+                ],
+            }
+        doc["result"] = result
+        doc["transaction_count"] = {
+            "available": bool(r.transaction_counts),
+            "series": [
+                {
+                    "name": f"{display} tpm",
+                    "database": display,
+                    "database_display": display,
+                    "metric": "tpm",
+                    "points": [
+                        {"timestamp": p.timestamp, "value": _int_or_float(p.value)}
+                        for p in r.transaction_counts
+                    ],
+                }
+            ]
+            if r.transaction_counts
+            else [],
+        }
+        doc["response_times"] = {
+            "type": "boxplot",
+            "unit": "milliseconds",
+            "rows": [
+                {"name": t.name, **{k: getattr(t, k) for k in _TIMING if getattr(t, k) is not None}}
+                for t in r.response_times
+            ],
+        }
+    else:
+        rows = [q for q in r.query_times if q.vu == 1 and q.query_set == 1] or r.query_times
+        doc["result"] = _tproch_result(
+            display, r.queries, r.query_sets, r.geomean_seconds, r.total_query_seconds
+        )
+        doc["query_times"] = _query_rows([(q.query, q.seconds) for q in rows])
+    doc["metrics"] = {"available": False, "cpu_percent": [], "iops": [], "mbps": []}
+    return doc
+
+
+_CONFIG_KEYS = (
+    "warehouses", "virtual_users", "scale_factor", "rampup_minutes", "duration_minutes",
+)  # fmt: skip
+
+
+def _int_or_float(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+def _tproch_result(
+    display: str, queries: int | None, sets: int | None, geo: float | None, total: float | None
+) -> dict[str, Any]:
+    if geo is None:
+        return {}
+    return {
+        "type": "tproc_h_result",
+        "database_display": display,
+        "queries": queries,
+        "query_sets": sets,
+        "geomean_seconds": geo,
+        "total_query_time_seconds": total,
+        "chart_data": [
+            {"metric": "Geomean", "value": geo},
+            {"metric": "Query Time", "value": total},
+        ],
+    }
+
+
+def _query_rows(times: list[tuple[int, float]]) -> dict[str, Any]:
+    return {
+        "type": "bar",
+        "unit": "milliseconds",
+        "rows": [
+            {"name": str(q), "total_ms": round(s * 1000.0, 3), "seconds": round(s, 6)}
+            for q, s in times
+        ],
+    }
+
+
+def _tpch_to_report(r: BenchmarkResult) -> dict[str, Any]:
+    """A dbbench TPC-H result as a TPROC-H artifact: the power test of the reported run
+    (stream 0 queries in their stream order), geometric mean over the queries."""
+    report = build_report(r)
+    run_no = report.headline.reported_run or (r.runs[0].number if r.runs else None)
+    run = next((x for x in r.runs if x.number == run_no), None)
+    ivs = [] if run is None else sorted(
+        (iv for iv in run.intervals if iv.kind == "query" and iv.phase == "power" and iv.status == "ok"),
+        key=lambda iv: iv.position,
+    )  # fmt: skip
+    times = [(int(iv.query or 0), iv.seconds) for iv in ivs]
+    positive = [s for _, s in times if s > 0]
+    geo = math.exp(sum(math.log(s) for s in positive) / len(positive)) if positive else None
+    digest = hashlib.sha1(f"{r.created}{r.engine.url}".encode()).hexdigest()[:24].upper()
+    doc = _envelope(
+        "TPROC-H", f"DBB{digest}"[:24], f"dbbench {r.kit_version}", r.engine, _local(r.created)
+    )
+    doc["benchmark_config"] = {"scale_factor": _int_or_float(r.scale_factor), "virtual_users": 1}
+    doc["system"] = _system(r.system)
+    display = doc["job"]["database_display"]
+    doc["result"] = _tproch_result(
+        display, len(times), 1 if times else 0,
+        None if geo is None else round(geo, 5), round(sum(s for _, s in times), 3),
+    )  # fmt: skip
+    doc["query_times"] = _query_rows(times)
+    doc["metrics"] = {"available": False, "cpu_percent": [], "iops": [], "mbps": []}
+    doc["dbbench"] = {
+        "source": "dbbench TPC-H power test",
+        "run": run_no,
+        "kit_version": r.kit_version,
+        "query_version": r.query_version,
+        "note": "dbbench's qgen parameters, not HammerDB's: per-query times are comparable in kind, not identical work",
+        "queries": len(QUERY_COLUMNS),
+    }
+    return doc
+
+
+def to_job_report(result: AnyResult) -> dict[str, Any]:
+    """Any dbbench result as a ``hammerdb-job-report-v1`` document."""
+    if isinstance(result, HammerDBResult):
+        return _hammerdb_to_report(result)
+    return _tpch_to_report(result)
