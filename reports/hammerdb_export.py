@@ -369,10 +369,14 @@ def _tpch_to_report(r: BenchmarkResult) -> dict[str, Any]:
     report = build_report(r)
     run_no = report.headline.reported_run or (r.runs[0].number if r.runs else None)
     run = next((x for x in r.runs if x.number == run_no), None)
-    ivs = [] if run is None else sorted(
-        (iv for iv in run.intervals if iv.kind == "query" and iv.phase == "power" and iv.status == "ok"),
+    ivs = sorted(
+        (
+            iv
+            for iv in (run.intervals if run is not None else [])
+            if iv.kind == "query" and iv.phase == "power" and iv.status == "ok"
+        ),
         key=lambda iv: iv.position,
-    )  # fmt: skip
+    )
     times = [(int(iv.query or 0), iv.seconds) for iv in ivs]
     positive = [s for _, s in times if s > 0]
     geo = math.exp(sum(math.log(s) for s in positive) / len(positive)) if positive else None
@@ -394,7 +398,10 @@ def _tpch_to_report(r: BenchmarkResult) -> dict[str, Any]:
         "run": run_no,
         "kit_version": r.kit_version,
         "query_version": r.query_version,
-        "note": "dbbench's qgen parameters, not HammerDB's: per-query times are comparable in kind, not identical work",
+        "note": (
+            "dbbench's qgen parameters, not HammerDB's: per-query times are comparable in "
+            "kind, not identical work"
+        ),
         "queries": len(QUERY_COLUMNS),
     }
     return doc

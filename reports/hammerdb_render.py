@@ -145,6 +145,16 @@ def render_markdown(r: HammerDBResult) -> str:
 # --- SVG charts ------------------------------------------------------------------------------
 
 
+def _tag(name: str, text: str = "", **attrs: object) -> str:
+    """One SVG element; numbers rounded to 0.1, ``font_size`` spelt ``font-size``."""
+    parts = []
+    for key, value in attrs.items():
+        shown = f"{value:.1f}" if isinstance(value, float) else html.escape(str(value))
+        parts.append(f'{key.replace("_", "-")}="{shown}"')
+    open_ = f"<{name} {' '.join(parts)}"
+    return f"{open_}>{html.escape(text)}</{name}>" if text else f"{open_}/>"
+
+
 def _svg(width: int, height: int, body: list[str], title: str) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
@@ -175,17 +185,28 @@ def boxplot_svg(timings: list[HammerDBTiming]) -> str:
         mid = y + row_h / 2
         p50, p95, p99 = t.p50_ms or lo, t.p95_ms or lo, t.p99_ms or lo
         body += [
-            f'<text x="{left - 8}" y="{mid + 4}" text-anchor="end" font-size="12">{html.escape(t.name)}</text>',
-            f'<line x1="{x(t.min_ms or p50):.1f}" x2="{x(p99):.1f}" y1="{mid}" y2="{mid}" stroke="#555"/>',
-            f'<rect x="{x(p50):.1f}" y="{y + 6}" width="{max(x(p95) - x(p50), 1):.1f}" height="{row_h - 12}" fill="#7aa6d6" stroke="#345"/>',
+            _tag("text", t.name, x=left - 8, y=mid + 4, text_anchor="end", font_size=12),
+            _tag("line", x1=x(t.min_ms or p50), x2=x(p99), y1=mid, y2=mid, stroke="#555"),
+            _tag(
+                "rect",
+                x=x(p50),
+                y=y + 6,
+                width=max(x(p95) - x(p50), 1),
+                height=row_h - 12,
+                fill="#7aa6d6",
+                stroke="#345",
+            ),
         ]
         if t.avg_ms is not None:
+            ax = x(t.avg_ms)
             body.append(
-                f'<line x1="{x(t.avg_ms):.1f}" x2="{x(t.avg_ms):.1f}" y1="{y + 4}" y2="{y + row_h - 4}" stroke="#c33" stroke-width="2"/>'
+                _tag(
+                    "line", x1=ax, x2=ax, y1=y + 4, y2=y + row_h - 4, stroke="#c33", stroke_width=2
+                )
             )
     for v in (lo, math.sqrt(lo * hi), hi):
         body.append(
-            f'<text x="{x(v):.1f}" y="{height - 6}" text-anchor="middle" font-size="10">{v:.2f} ms</text>'
+            _tag("text", f"{v:.2f} ms", x=x(v), y=height - 6, text_anchor="middle", font_size=10)
         )
     return _svg(
         left + width + 30,
@@ -207,11 +228,18 @@ def line_svg(values: list[float], labels: list[str], title: str) -> str:
     path = " ".join(f"{px:.1f},{py:.1f}" for px, py in pts)
     body = [
         f'<polyline points="{path}" fill="none" stroke="#2a6" stroke-width="2"/>',
-        f'<line x1="{left}" x2="{left + width}" y1="{top + height}" y2="{top + height}" stroke="#999"/>',
-        f'<text x="{left - 6}" y="{top + 10}" text-anchor="end" font-size="10">{vmax:,.0f}</text>',
-        f'<text x="{left - 6}" y="{top + height}" text-anchor="end" font-size="10">0</text>',
-        f'<text x="{left}" y="{top + height + 16}" font-size="10">{html.escape(labels[0])}</text>',
-        f'<text x="{left + width}" y="{top + height + 16}" text-anchor="end" font-size="10">{html.escape(labels[-1])}</text>',
+        _tag("line", x1=left, x2=left + width, y1=top + height, y2=top + height, stroke="#999"),
+        _tag("text", f"{vmax:,.0f}", x=left - 6, y=top + 10, text_anchor="end", font_size=10),
+        _tag("text", "0", x=left - 6, y=top + height, text_anchor="end", font_size=10),
+        _tag("text", labels[0], x=left, y=top + height + 16, font_size=10),
+        _tag(
+            "text",
+            labels[-1],
+            x=left + width,
+            y=top + height + 16,
+            text_anchor="end",
+            font_size=10,
+        ),
     ]
     return _svg(left + width + 20, height + 50, body, title)
 
@@ -226,9 +254,9 @@ def bars_svg(items: list[tuple[str, float]], title: str, unit: str = "s") -> str
         y = 10 + i * (bar_h + 4)
         w = width * v / vmax
         body += [
-            f'<text x="{left - 6}" y="{y + 12}" text-anchor="end" font-size="11">{html.escape(name)}</text>',
-            f'<rect x="{left}" y="{y}" width="{max(w, 1):.1f}" height="{bar_h}" fill="#d68a3a"/>',
-            f'<text x="{left + max(w, 1) + 4:.1f}" y="{y + 12}" font-size="10">{v:.3f} {unit}</text>',
+            _tag("text", name, x=left - 6, y=y + 12, text_anchor="end", font_size=11),
+            _tag("rect", x=left, y=y, width=max(w, 1), height=bar_h, fill="#d68a3a"),
+            _tag("text", f"{v:.3f} {unit}", x=left + max(w, 1) + 4, y=y + 12, font_size=10),
         ]
     return _svg(left + width + 90, 20 + len(items) * (bar_h + 4), body, title)
 
@@ -254,7 +282,8 @@ def _html_table(head: list[str], rows: list[list[str]]) -> str:
 def render_html(r: HammerDBResult) -> str:
     title = f"HammerDB {r.benchmark} report"
     parts = [
-        f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>{html.escape(title)}</title>",
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>",
+        f"<title>{html.escape(title)}</title>",
         f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>",
         "<table>" + "".join(
             f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in _headline(r)

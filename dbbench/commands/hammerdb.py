@@ -151,7 +151,8 @@ def _invoke(
     quiet: bool,
 ) -> Invocation:
     script = build_script if step == "build" else run_script
-    password = url.password if url.password else NO_PASSWORD
+    # HammerDB needs a non-empty value; its MariaDB/MySQL drivers send none for "null"
+    password = url.password or (NO_PASSWORD if target.db == "pg" else "null")
     if not quiet:
         typer.echo(
             f"dbbench: HammerDB {install.version} {step} {BENCHMARK_NAME[workload]}", err=True
@@ -252,6 +253,10 @@ def _tprocc(
     )
 
 
+_OWNER_HELP = "PostgreSQL: the role HammerDB creates to own its schema (default: the database)."
+_KEYING_HELP = "TPROC-C keying and thinking time."
+
+
 @app.command("run")
 def run(
     workload: Annotated[str, typer.Argument(help="tprocc or tproch.")],
@@ -261,20 +266,18 @@ def run(
     hammerdb: HammerDir = None,
     build: Annotated[bool, typer.Option("--build", help="Build the schema first.")] = False,
     build_only: Annotated[bool, typer.Option("--build-only", help="Only build.")] = False,
-    owner: Annotated[
-        str | None, typer.Option("--owner", help="PostgreSQL: role owning the schema (default: the database).")
-    ] = None,
+    owner: Annotated[str | None, typer.Option("--owner", help=_OWNER_HELP)] = None,
     warehouses: Annotated[int, typer.Option("--warehouses", "-w", help="TPROC-C warehouses.")] = 1,
     virtual_users: Annotated[int, typer.Option("--virtual-users", "-u", help="Virtual users.")] = 1,
     build_vus: Annotated[int, typer.Option("--build-vus", help="Virtual users building.")] = 1,
     rampup: Annotated[float, typer.Option("--rampup", help="TPROC-C rampup, minutes.")] = 0.0,
-    duration: Annotated[float, typer.Option("--duration", help="TPROC-C timed run, minutes.")] = 1.0,
+    duration: Annotated[float, typer.Option("--duration", help="TPROC-C run, minutes.")] = 1.0,
     all_warehouses: Annotated[bool, typer.Option("--all-warehouses")] = False,
-    keying: Annotated[bool, typer.Option("--keying-and-thinking", help="TPROC-C keying and thinking time.")] = False,
+    keying: Annotated[bool, typer.Option("--keying-and-thinking", help=_KEYING_HELP)] = False,
     time_profile: Annotated[bool, typer.Option("--time-profile/--no-time-profile")] = True,
-    scale_factor: Annotated[int, typer.Option("--scale-factor", "-s", help="TPROC-H scale factor.")] = 1,
+    scale_factor: Annotated[int, typer.Option("--scale-factor", "-s", help="TPROC-H SF.")] = 1,
     query_sets: Annotated[int, typer.Option("--query-sets", help="TPROC-H query sets per VU.")] = 1,
-    refresh: Annotated[bool, typer.Option("--refresh", help="TPROC-H refresh functions on.")] = False,
+    refresh: Annotated[bool, typer.Option("--refresh", help="TPROC-H refresh on.")] = False,
     parallel: Annotated[int, typer.Option("--degree-of-parallel", help="TPROC-H, PostgreSQL.")] = 1,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
 ) -> None:  # fmt: skip

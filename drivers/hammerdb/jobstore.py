@@ -31,7 +31,9 @@ _NOPM = re.compile(
 _ACTIVE = re.compile(r"(\d+)\s+Active Virtual Users configured", re.I)
 _QUERY = re.compile(r"query\s+(\d+)\s+completed in\s+([\d.]+)\s+seconds", re.I)
 _QSET = re.compile(r"Completed\s+(\d+)\s+query set\(s\) in\s+([\d.]+)\s+seconds", re.I)
-_GEO = re.compile(r"Geometric mean of query times returning rows\s*\((\d+)\)\s*is\s*([\d.]+)", re.I)
+_GEO = re.compile(
+    r"Geometric mean of query times returning rows\s*\((\d+)\)\s*is\s*\"?([\d.]+)", re.I
+)
 _DBVERSION = re.compile(r"DBVersion:\s*(.+)")
 _ERROR = re.compile(r"FINISHED FAILED|^Error|Error in Virtual User|terminated, any pending", re.I)
 _ENGINE = {"PostgreSQL": "postgresql", "MariaDB": "mariadb", "MySQL": "mysql"}
@@ -159,10 +161,10 @@ def pick_job(path: Path, jobid: str | None = None) -> str:
         if jobid is not None:
             if jobid not in ids:
                 raise JobStoreError(f"{path}: no job {jobid} (it has {len(ids)} jobs)")
-            return jobid
+            return str(jobid)
         for candidate in reversed(ids):
             if _is_run(_output(conn, candidate)):
-                return candidate
+                return str(candidate)
         raise JobStoreError(
             f"{path}: no TPROC-C or TPROC-H run among its {len(ids)} jobs "
             "(schema builds only, or no output recorded)"
@@ -239,17 +241,7 @@ def read_job(
         result.system.cpu_model = str(sysrow["cpumodel"] or "")
         result.system.threads = int(sysrow["cpucount"]) if sysrow["cpucount"] else None
     _read_output(result, lines)
-    result.response_times = [
-        HammerDBTiming(
-            name=str(r["procname"]),
-            **{
-                k: (int(r[k]) if k == "calls" else _num(r[k]))
-                for k in _TIMING_FIELDS
-                if k in r.keys()  # noqa: SIM118 - sqlite3.Row has keys(), no __contains__
-            },
-        )
-        for r in timing
-    ]
+    result.response_times = [_timing(r) for r in timing]
     result.transaction_counts = [
         HammerDBCount(timestamp=str(r["timestamp"]), value=float(r["counter"] or 0)) for r in tcount
     ]
@@ -259,6 +251,15 @@ def read_job(
         result.errors.append(f"job {jobid} has no {benchmark} result in its output")
     result.status = "complete" if done and not result.errors else "failed"
     return result
+
+
+def _timing(row: sqlite3.Row) -> HammerDBTiming:
+    keys = set(row.keys())
+    t = HammerDBTiming(name=str(row["procname"]))
+    for k in _TIMING_FIELDS:
+        if k in keys:
+            setattr(t, k, int(row[k]) if k == "calls" and row[k] is not None else _num(row[k]))
+    return t
 
 
 def _read_output(result: HammerDBResult, lines: list[tuple[int, str]]) -> None:

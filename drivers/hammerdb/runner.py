@@ -31,6 +31,9 @@ _FAILURE = re.compile(
     r"could not connect|connection .* failed|terminated, any pending output",
     re.I,
 )
+_CREATED = re.compile(r"(\d+) Virtual Users Created")
+_FINISHED = re.compile(r"Vuser (\d+):FINISHED")
+HANG_GRACE = 25.0  # seconds HammerDB may take to end after its last virtual user
 _SECRET_SETTING = re.compile(r"(\b\w*pass\w*\b\s+)(\S+)", re.I)
 
 
@@ -114,6 +117,9 @@ def run_hammerdb(
     lines: list[str] = []
     failures: list[str] = []
     jobid: str | None = None
+    vus = 0
+    finished: set[int] = set()
+    all_done: float | None = None
     proc = subprocess.Popen(
         [*install.command, "auto", str(script.resolve())],
         cwd=install.root,
@@ -143,6 +149,19 @@ def run_hammerdb(
                     failures.append(line.strip())
                 if on_line is not None:
                     on_line(line)
+                if m := _CREATED.search(line):
+                    vus = int(m.group(1))
+                elif m := _FINISHED.search(line):
+                    finished.add(int(m.group(1)))
+                    if vus and len(finished) >= vus and all_done is None:
+                        all_done = time.monotonic()
+                elif "ALL VIRTUAL USERS COMPLETE" in line:
+                    all_done = None  # HammerDB saw it too and goes on by itself
+                if all_done is not None and time.monotonic() - all_done > HANG_GRACE:
+                    # HammerDB 4.x does not end a timed run whose virtual users all failed
+                    failures.append("every virtual user ended but HammerDB did not; stopped it")
+                    _stop(proc)
+                    break
                 if timeout is not None and time.monotonic() - started > timeout:
                     failures.append(f"stopped after the {timeout:.0f} s time limit")
                     _stop(proc)
@@ -152,6 +171,8 @@ def run_hammerdb(
         _stop(proc)
         _tidy(tmp, redact)
         raise
+    finally:
+        proc.stdout.close()
     _tidy(tmp, redact)
     if returncode != 0 and not failures:
         failures.append(f"hammerdbcli exited with code {returncode}")

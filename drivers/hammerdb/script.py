@@ -188,10 +188,11 @@ def build_script(t: Target, workload: Workload, opts: TproccOptions | TprochOpti
 
 
 _WAIT = """\
-# wait for the virtual users (HammerDB's own keepalive needs whole minutes)
+# wait for the virtual users (HammerDB's own keepalive needs whole minutes); the first
+# poll runs inside vwait, so a run that is already complete ends it too
 set ::dbbench_done 0
 proc dbbench_poll {} { if {[vucomplete]} { set ::dbbench_done 1 } else { after 1000 dbbench_poll } }
-dbbench_poll
+after idle dbbench_poll
 vwait ::dbbench_done"""
 
 

@@ -1,0 +1,161 @@
+"""Importing HammerDB results (job store, job-report JSON) and exporting dbbench results as
+``hammerdb-job-report-v1``. The stored job stores were written by real HammerDB 4.12 runs
+(``data/``: PostgreSQL TPROC-C, 1 warehouse, 2 VUs, 1 min; PostgreSQL TPROC-H SF1, 1 VU)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import DATA
+
+from dbbench.cli import main
+from dbbench.drivers.hammerdb.jobstore import JobStoreError, list_jobs, parse_tcl_list, read_job
+from dbbench.reports.hammerdb_export import from_job_report, to_job_report, validate_job_report
+from dbbench.reports.hammerdb_render import render
+from dbbench.reports.model import HammerDBResult
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reports"))
+from reports_fixtures import make_result
+
+TPROCC = DATA / "pg_tprocc.hammer.DB"
+TPROCH = DATA / "pg_tproch.hammer.DB"
+
+
+def test_tprocc_job_store() -> None:
+    jobs = list_jobs(TPROCC)
+    assert len(jobs) == 2 and {j["bm"] for j in jobs} == {"TPC-C"}  # a build and a run
+    r = read_job(TPROCC)  # the newest run, not the build
+    assert r.jobid == jobs[1]["jobid"] and r.status == "complete" and r.errors == []
+    assert (r.nopm, r.tpm, r.active_virtual_users) == (21424, 49601, 2)
+    assert r.database == "PostgreSQL" and r.engine.version.startswith("15.")
+    neword = next(t for t in r.response_times if t.name == "NEWORD")
+    assert neword.calls == 43930 and neword.p99_ms == pytest.approx(11.828)
+    assert [c.value for c in r.transaction_counts][:3] == [0, 60834, 70824]
+    assert r.config == {
+        "warehouses": 1,
+        "virtual_users": 2,
+        "rampup_minutes": 0,
+        "duration_minutes": 1,
+        "all_warehouses": False,
+        "keying_and_thinking": False,
+        "time_profile": True,
+    }
+    assert r.settings["tpcc"]["pg_superuserpass"] == "***"
+
+
+def test_build_job_has_no_result() -> None:
+    build = list_jobs(TPROCC)[0]["jobid"]
+    r = read_job(TPROCC, build)
+    assert r.status == "failed" and "no TPROC-C result" in r.errors[0]
+
+
+@pytest.mark.skipif(not TPROCH.exists(), reason="stored TPROC-H job store not produced")
+def test_tproch_job_store() -> None:
+    r = read_job(TPROCH)
+    assert r.benchmark == "TPROC-H" and r.status == "complete", r.errors
+    assert r.queries == 22 and r.geomean_seconds is not None and r.geomean_seconds > 0
+    assert sorted(q.query for q in r.query_times) == list(range(1, 23))
+    assert r.query_sets == 1 and r.total_query_seconds is not None
+    md = render(r, "md")
+    assert "| Q14 |" in md and "Geometric mean" in md
+    doc = to_job_report(r)
+    assert validate_job_report(doc) == []
+    assert len(doc["query_times"]["rows"]) == 22
+    back = from_job_report(doc)
+    assert back.geomean_seconds == r.geomean_seconds and len(back.query_times) == 22
+
+
+def test_job_report_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """hammer.DB -> dbbench result -> hammerdb-job-report-v1 -> dbbench result -> report."""
+    result = tmp_path / "imported.json"
+    assert main(["hammerdb", "import", str(TPROCC), "-o", str(result)]) == 0
+    assert main(["hammerdb", "export", str(result), "-o", str(tmp_path / "job.json")]) == 0
+    doc = json.loads((tmp_path / "job.json").read_text())
+    assert validate_job_report(doc) == []
+    assert doc["benchmark_config"] == {
+        "warehouses": 1,
+        "virtual_users": 2,
+        "rampup_minutes": 0,
+        "duration_minutes": 1,
+    }
+    assert doc["disclaimer"]["audited"] is False and doc["job"]["hdb_version"]
+    again = tmp_path / "again.json"
+    assert main(["hammerdb", "import", str(tmp_path / "job.json"), "-o", str(again)]) == 0
+    first, second = HammerDBResult.read(result), HammerDBResult.read(again)
+    assert (second.nopm, second.tpm, second.jobid) == (first.nopm, first.tpm, first.jobid)
+    assert [t.p95_ms for t in second.response_times] == [t.p95_ms for t in first.response_times]
+    assert second.source == "job-report"
+    capsys.readouterr()
+    assert main(["report", str(again), "-f", "md"]) == 0
+    assert "| **NOPM** | 21,424 |" in capsys.readouterr().out
+
+
+def test_tpch_result_exports_as_tproch() -> None:
+    doc = to_job_report(make_result())
+    assert validate_job_report(doc) == [], validate_job_report(doc)
+    assert doc["job"]["benchmark"] == "TPROC-H" and doc["benchmark_config"]["scale_factor"] == 1
+    assert len(doc["query_times"]["rows"]) == 22
+    assert doc["result"]["geomean_seconds"] > 0
+    assert "not HammerDB's" in doc["dbbench"]["note"]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d: d["disclaimer"].update(audited=True), "disclaimer.audited"),
+        (lambda d: d["result"].pop("nopm"), "result.nopm"),
+        (lambda d: d["job"].update(benchmark="TPC-C"), "job.benchmark"),
+        (lambda d: d["job"].update(timestamp="yesterday"), "job.timestamp"),
+        (lambda d: d["benchmark_config"].pop("warehouses"), "benchmark_config.warehouses"),
+    ],
+)
+def test_invalid_job_reports_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mutate: object, message: str
+) -> None:
+    doc = to_job_report(read_job(TPROCC))
+    mutate(doc)  # type: ignore[operator]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc))
+    assert main(["hammerdb", "import", str(path), "-o", str(tmp_path / "r.json")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+
+
+def test_foreign_and_corrupt_job_stores(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    foreign = tmp_path / "foreign.db"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE t(x)")
+    conn.close()
+    corrupt = tmp_path / "corrupt.DB"
+    corrupt.write_bytes(b"SQLite format 3\x00" + b"\xff" * 300)
+    garbage = tmp_path / "garbage.DB"
+    garbage.write_bytes(b"\x00\x01 not json, not sqlite")
+    for path, message in (
+        (foreign, "not a HammerDB job store (no JOBMAIN, JOBOUTPUT table)"),
+        (corrupt, "not a HammerDB job store"),
+        (garbage, "neither a HammerDB job store"),
+        (tmp_path / "missing.DB", "no such file"),
+    ):
+        assert main(["hammerdb", "import", str(path), "-o", str(tmp_path / "r.json")]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
+    with pytest.raises(JobStoreError, match="no job NOPE"):
+        read_job(TPROCC, "NOPE")
+    empty = tmp_path / "builds-only.DB"
+    shutil.copy(TPROCC, empty)
+    with sqlite3.connect(empty) as conn:
+        conn.execute("DELETE FROM JOBOUTPUT WHERE output LIKE '%TEST RESULT%'")
+    conn.close()
+    with pytest.raises(JobStoreError, match="no TPROC-C or TPROC-H run"):
+        read_job(empty)
+
+
+def test_tcl_lists() -> None:
+    assert parse_tcl_list('a {b c} "d e" {x {y z}}') == ["a", "b c", "d e", "x {y z}"]
+    with pytest.raises(ValueError, match="unbalanced"):
+        parse_tcl_list("a {b")
