@@ -10,6 +10,7 @@ import typer
 
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.errors import ReportsError
+from dbbench.reports.hammerdb_compare import render_section
 from dbbench.reports.hammerdb_render import render as render_hammerdb
 from dbbench.reports.loading import load_any_result, load_result
 from dbbench.reports.model import BenchmarkResult, HammerDBResult
@@ -72,6 +73,18 @@ def _inputs(
     return inputs
 
 
+def _split_hammerdb(paths: list[Path]) -> tuple[list[tuple[str, HammerDBResult]], list[Path]]:
+    hdb: list[tuple[str, HammerDBResult]] = []
+    others: list[Path] = []
+    for p in paths:
+        item = None if is_published_record(p) else load_any_result(p)
+        if isinstance(item, HammerDBResult):
+            hdb.append((label_for(p), item))
+        else:
+            others.append(p)
+    return hdb, others
+
+
 def compare_command(
     results: Annotated[
         list[Path],
@@ -90,7 +103,19 @@ def compare_command(
 ) -> None:
     """Side-by-side performance landscape of results and published records."""
     _check_format(format, COMPARE_FORMATS)
-    text, landscape = compare(_inputs(results, cost_sheet or []), format, sort, force)
+    # HammerDB results (issue 11) get their own section of the landscape
+    hdb, others = _split_hammerdb(results)
+    if not others:
+        _emit(render_section(hdb, [], format), output)
+        return
+    inputs = _inputs(others, cost_sheet or [])
+    text, landscape = compare(inputs, format, sort, force)
+    tpch = [(label, item) for label, item, _ in inputs if isinstance(item, BenchmarkResult)]
+    section = render_section(hdb, tpch, format)
+    if section and format == "html" and "</body>" in text:
+        text = text.replace("</body>", section + "</body>", 1)
+    elif section:
+        text = text.rstrip("\n") + "\n\n" + section
     _emit(text, output)
     if output is not None or format != "text":
         for warning in landscape.warnings:

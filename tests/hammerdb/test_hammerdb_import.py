@@ -159,3 +159,29 @@ def test_tcl_lists() -> None:
     assert parse_tcl_list('a {b c} "d e" {x {y z}}') == ["a", "b c", "d e", "x {y z}"]
     with pytest.raises(ValueError, match="unbalanced"):
         parse_tcl_list("a {b")
+
+
+def test_compare_puts_hammerdb_beside_tpch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """TPROC-C and TPROC-H in the landscape; TPROC-H vs TPC-H per query (same engine, SF)."""
+    tpch = make_result(url="postgresql://postgres@127.0.0.1/tpch")
+    tpch.engine.name = "postgresql"
+    tpch.write(tmp_path / "tpch" / "result.json")
+    for name, store in (("tprocc", TPROCC), ("tproch", TPROCH)):
+        assert (
+            main(["hammerdb", "import", str(store), "-o", str(tmp_path / name / "result.json")])
+            == 0
+        )
+    paths = [str(tmp_path / n) for n in ("tpch", "tprocc", "tproch")]
+    capsys.readouterr()
+    assert main(["compare", *paths]) == 0
+    text = capsys.readouterr().out
+    assert "Performance landscape" in text and "HammerDB results" in text
+    assert "21,424 NOPM / 49,601 TPM" in text and "geomean 3.236 s" in text
+    assert "TPROC-H tproch vs TPC-H tpch, per query" in text and "different parameters" in text
+    assert main(["compare", *paths, "-f", "html", "-o", str(tmp_path / "c.html")]) == 0
+    page = (tmp_path / "c.html").read_text()
+    assert page.index("HammerDB results") < page.index("</body>")
+    assert main(["compare", paths[1], "-f", "md"]) == 0  # HammerDB results alone
+    assert "| tprocc | TPROC-C |" in capsys.readouterr().out
