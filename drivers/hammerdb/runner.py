@@ -17,6 +17,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.hammerdb.install import HammerDBInstall
@@ -133,6 +135,7 @@ def run_hammerdb(
         start_new_session=True,  # Ctrl-C reaches dbbench; dbbench stops HammerDB's group
     )
     assert proc.stdout is not None
+    previous = _on_sigterm()  # HammerDB runs in its own session: never leave it behind
     try:
         with log.open("w", encoding="utf-8") as logf:
             for raw in proc.stdout:
@@ -173,6 +176,7 @@ def run_hammerdb(
         raise
     finally:
         proc.stdout.close()
+        _restore_sigterm(previous)
     _tidy(tmp, redact)
     if returncode != 0 and not failures:
         failures.append(f"hammerdbcli exited with code {returncode}")
@@ -181,6 +185,26 @@ def run_hammerdb(
     return Invocation(
         script, tmp, log, returncode, time.monotonic() - started, jobid, failures, lines
     )
+
+
+class Terminated(KeyboardInterrupt):
+    """dbbench got SIGTERM while HammerDB ran (handled like Ctrl-C)."""
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    raise Terminated()
+
+
+def _on_sigterm() -> Any:
+    try:
+        return signal.signal(signal.SIGTERM, _raise_terminated)
+    except ValueError:  # not the main thread: leave signals alone
+        return None
+
+
+def _restore_sigterm(previous: Any) -> None:
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _stop(proc: subprocess.Popen[str]) -> None:

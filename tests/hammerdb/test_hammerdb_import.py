@@ -185,3 +185,41 @@ def test_compare_puts_hammerdb_beside_tpch(
     assert page.index("HammerDB results") < page.index("</body>")
     assert main(["compare", paths[1], "-f", "md"]) == 0  # HammerDB results alone
     assert "| tprocc | TPROC-C |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("name", "benchmark"), [("pg_tprocc", "TPROC-C"), ("pg_tproch", "TPROC-H")]
+)
+def test_hammerdb_v6_job_reports(
+    name: str, benchmark: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Job reports written by HammerDB v6.0's own ``jobs_report_json`` (modules/jobs-1.0.tm)
+    from the stored job stores: they import to the same numbers as the stores themselves."""
+    source = DATA / f"{name}.job-report-v6.json"
+    doc = json.loads(source.read_text())
+    assert doc["job"]["hdb_version"] == "v6.0" and validate_job_report(doc) == []
+    out = tmp_path / "r.json"
+    assert main(["hammerdb", "import", str(source), "-o", str(out)]) == 0
+    imported = HammerDBResult.read(out)
+    direct = read_job(DATA / f"{name}.hammer.DB")
+    assert imported.benchmark == benchmark and imported.status == "complete"
+    assert imported.jobid == direct.jobid
+    if benchmark == "TPROC-C":
+        assert (imported.nopm, imported.tpm) == (direct.nopm, direct.tpm)
+        assert [t.p99_ms for t in imported.response_times] == [
+            t.p99_ms for t in direct.response_times
+        ]
+        assert [c.value for c in imported.transaction_counts] == [
+            c.value for c in direct.transaction_counts
+        ]
+    else:
+        assert imported.geomean_seconds == direct.geomean_seconds
+        assert [q.query for q in imported.query_times] == [q.query for q in direct.query_times]
+        for mine, theirs in zip(direct.query_times, imported.query_times, strict=True):
+            # HammerDB v6 reads the times back from its output with the regexp
+            # {\d?\.?\d+}: "27.662" becomes 27 (times of 10 s or more lose their fraction)
+            expected = mine.seconds if mine.seconds < 10 else float(int(mine.seconds))
+            assert theirs.seconds == pytest.approx(expected), mine
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    assert benchmark in capsys.readouterr().out
