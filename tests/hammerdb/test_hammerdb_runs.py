@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -80,6 +83,31 @@ def _check_tprocc(result: HammerDBResult, out: Path, capsys: pytest.CaptureFixtu
     assert doc["result"]["nopm"] == result.nopm and doc["job"]["benchmark"] == "TPROC-C"
 
 
+def _interrupt(url: str, out: Path) -> None:
+    """Ctrl-C during a run: HammerDB is stopped, exit 130, a failed result is kept."""
+    cmd = [sys.executable, "-m", "dbbench", "hammerdb", "run", "tprocc", "-e", url]
+    proc = subprocess.Popen(
+        [*cmd, "-o", str(out), "-u", "2", "--duration", "1"],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if "Vuser 2:RUNNING" in line:
+            proc.send_signal(signal.SIGINT)
+            break
+    rest = proc.communicate(timeout=60)[1]
+    assert proc.returncode == 130, "".join(seen) + rest
+    result = HammerDBResult.read(out / "result.json")
+    assert result.status == "failed" and "interrupted" in result.errors[0]
+    assert (out / "hammerdb-run.log").is_file()
+    left = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True, check=False)
+    assert left.stdout == "", f"HammerDB still running: {left.stdout}"
+
+
 @pytest.mark.postgresql
 def test_tprocc_postgresql(
     hammerdb_dir: Path, pg_base_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -89,6 +117,7 @@ def test_tprocc_postgresql(
         with fresh_postgres(pg_base_url, "dbbench_hdb") as url:
             role = url.rsplit("/", 1)[1]  # HammerDB's build creates it to own the schema
             result = _tprocc(_with_password(url), tmp_path / "run", capsys)
+            _interrupt(url, tmp_path / "interrupted")
     finally:  # the database goes first (the role owns it), then the role
         if role:
             drop_role(pg_base_url, role)
