@@ -117,10 +117,27 @@ puts "DBBENCH-PROBE version $hdb_version"
 """
 
 
+_PROBED: dict[tuple[str, ...], tuple[str, dict[str, str], str, bool]] = {}
+
+
 def probe(install: HammerDBInstall, timeout: float = PROBE_TIMEOUT) -> HammerDBInstall:
-    """Start ``hammerdbcli auto`` once with a probe script: version and loadable drivers."""
+    """Start ``hammerdbcli auto`` once with a probe script: version and loadable drivers
+    (once per install and ``TCLLIBPATH`` in a process: starting HammerDB takes seconds)."""
     if install.root is None or not install.command:
         return install
+    key = (str(install.root), *install.command, os.environ.get("TCLLIBPATH", ""))
+    if key in _PROBED:
+        install.version, drivers, install.problem, install.usable = _PROBED[key]
+        install.drivers = dict(drivers)
+        return install
+    _probe(install, timeout)
+    if install.usable:  # a failure may be transient (a timeout): probe again next time
+        _PROBED[key] = (install.version, dict(install.drivers), install.problem, True)
+    return install
+
+
+def _probe(install: HammerDBInstall, timeout: float) -> HammerDBInstall:
+    assert install.root is not None
     pairs = " ".join(f"{k} {v}" for k, v in DRIVER_PACKAGES.items())
     with tempfile.TemporaryDirectory(prefix="dbbench-hdb-probe-") as tmp:
         script = Path(tmp) / "probe.tcl"
