@@ -73,7 +73,7 @@ class RunSummary:
     throughput_start: float | None = None
     throughput_end: float | None = None
     problems: list[str] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # the problems that are missing intervals
     rows: list[StreamRow] = field(default_factory=list)
     stats: dict[str, Stat] = field(default_factory=dict)
     power_times: dict[str, float] = field(default_factory=dict)  # unadjusted, reported
@@ -85,12 +85,6 @@ class RunSummary:
     @property
     def computed(self) -> bool:
         return self.qphh is not None
-
-
-def _failure(run: RunResult, iv: Interval) -> str:
-    what = f"Q{iv.query}" if iv.kind == "query" else iv.kind.upper()
-    detail = f": {iv.error}" if iv.error else ""
-    return f"run {run.number}: {what} of the {phase_label(iv)} failed ({iv.status}){detail}"
 
 
 def _group(intervals: list[Interval]) -> dict[tuple[str, int], list[Interval]]:
@@ -130,6 +124,7 @@ def _power(summary: RunSummary, row: StreamRow, sf: float) -> None:
     problems = _missing(row, COLUMNS, "the power test", summary.number)
     failed = [c for c in COLUMNS if c in row.cells and row.cells[c] is None]
     summary.problems += problems
+    summary.missing += problems
     summary.power_times = {c: v for c, v in row.cells.items() if v is not None}
     if problems or failed:
         if failed:
@@ -155,6 +150,7 @@ def _throughput(summary: RunSummary, run: RunResult, rows: list[StreamRow], sf: 
             problems.append(f"run {number}: throughput stream {s} has no intervals")
     failed = [(r.stream, c) for r in rows for c, v in r.cells.items() if v is None]
     summary.problems += problems
+    summary.missing += problems
     tput = [iv for iv in run.intervals if iv.phase == "throughput"]
     start = run.throughput_start or (min(iv.start for iv in tput) if tput else None)
     end = run.throughput_end or (max(iv.end for iv in tput) if tput else None)
@@ -189,7 +185,6 @@ def _stats(rows: list[StreamRow]) -> dict[str, Stat]:
 def summarise_run(run: RunResult, scale_factor: float) -> RunSummary:
     """Metrics and tables of one run; problems list every reason a metric is missing."""
     summary = RunSummary(number=run.number, streams=run.streams)
-    summary.failures = [_failure(run, iv) for iv in run.intervals if iv.status != "ok"]
     grouped = _group(run.intervals)
     seed = run.seeds.get
     power_row = _row(0, seed("0"), grouped.get(("power", 0), []))

@@ -18,7 +18,6 @@ from dbbench.drivers.sequencer import (
     RunOptions,
     min_streams,
     prepare_run_dir,
-    setup_reasons,
 )
 from dbbench.drivers.sequencer.clock import Clock
 from dbbench.drivers.sequencer.config import check_options
@@ -37,17 +36,6 @@ SLOW_DUCKDB = "SELECT count(*) FROM range(100000000000) t(x) WHERE x % 7 = 3"
 )
 def test_min_streams_follows_table_11(sf: float, streams: int) -> None:
     assert min_streams(sf) == streams
-
-
-def test_setup_reasons_name_every_rule_broken() -> None:
-    assert setup_reasons(RunOptions(sf=1, streams=2)) == []
-    assert setup_reasons(RunOptions(sf=100, streams=5, runs=2)) == []
-    reasons = setup_reasons(RunOptions(sf=0.01, streams=1, runs=1))
-    assert len(reasons) == 3
-    assert "scale factor 0.01 is not an official one" in reasons[0]
-    assert "1 throughput streams, fewer than the minimum 2" in reasons[1]
-    assert "1 performance run(s)" in reasons[2]
-    assert "fewer than the minimum 5" in setup_reasons(RunOptions(sf=100, streams=4))[0]
 
 
 @pytest.mark.parametrize(
