@@ -123,3 +123,16 @@ def test_the_run_directory_names_and_the_stream_table_are_stated_once() -> None:
     }  # fmt: skip
     assert model.min_streams(0.01) is None and model.min_streams(3) is None
     assert [model.default_streams(sf) for sf in (0.01, 1, 3, 10, 250, 1e6)] == [2, 2, 2, 3, 5, 11]
+
+
+def test_the_format_document_describes_the_current_version_and_every_field() -> None:
+    import dataclasses
+    import re
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "result-format.md").read_text()
+    assert f"this document describes version {SCHEMA_VERSION}" in doc
+    history = re.findall(r"^\| (\d+) \| [\d.]+ \|", doc, flags=re.MULTILINE)
+    assert [int(v) for v in history] == list(range(1, SCHEMA_VERSION + 1))
+    for f in dataclasses.fields(BenchmarkResult):
+        assert f"`{f.name}`" in doc, f"{f.name} is not documented"
+    assert "`validation`" not in doc.split("## History")[0]

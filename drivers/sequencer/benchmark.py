@@ -18,9 +18,10 @@ from datetime import datetime
 from pathlib import Path
 
 from dbbench.drivers.engine import Engine
+from dbbench.drivers.errors import one_line
 from dbbench.drivers.journal import Journal
 from dbbench.drivers.sequencer.config import RunOptions, check_options
-from dbbench.drivers.sequencer.context import RunContext, one_line
+from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.load import load_or_reuse, reuse
 from dbbench.drivers.sequencer.phases import power_test, throughput_test
 from dbbench.drivers.sequencer.progress import Progress
