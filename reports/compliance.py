@@ -23,8 +23,11 @@ MAX_LISTED_FAILURES = 10
 #: Commands that run part of the sequence on a database loaded by an earlier command.
 _PART_COMMANDS = ("power", "throughput")
 
-#: code -> message template (``str.format`` over the reason's facts). Codes are stable: a
-#: result file stores them; change a message freely, never the meaning of a code.
+_OFFICIAL = ", ".join(str(s) for s in model.OFFICIAL_SCALE_FACTORS)
+
+#: code -> message template (``str.format`` over the reason's facts, plus ``official``, the
+#: list of official SFs). Codes are stable: a result file stores them; change a message
+#: freely, never the meaning of a code.
 MESSAGES: dict[str, str] = {
     "sf-not-official": "scale factor {sf:g} is not an official TPC-H size ({official})",
     "streams-below-minimum": "{streams} throughput streams; SF {sf:g} needs at least {minimum}",
@@ -54,7 +57,7 @@ def message(r: Reason) -> str:
     template = MESSAGES.get(r.code)
     if template is None:
         return f"{r.code} {r.facts}" if r.facts else r.code
-    facts = dict(r.facts)
+    facts = {"official": _OFFICIAL, **r.facts}
     if "error" in facts:  # an optional detail: ": <error>" or nothing
         facts["detail"] = f": {facts['error']}" if facts["error"] else ""
     try:
@@ -70,8 +73,7 @@ def messages(compliance: Compliance) -> list[str]:
 def _scale_and_streams(result: BenchmarkResult) -> list[Reason]:
     sf, streams = result.scale_factor, result.streams
     if not model.is_official_scale_factor(sf):
-        official = ", ".join(str(s) for s in model.OFFICIAL_SCALE_FACTORS)
-        return [reason("sf-not-official", sf=sf, official=official)]
+        return [reason("sf-not-official", sf=sf)]
     needed = model.min_streams(sf)
     if needed is not None and streams < needed:
         return [reason("streams-below-minimum", streams=streams, sf=sf, minimum=needed)]
