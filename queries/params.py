@@ -64,10 +64,10 @@ _Q3_FIRST_DAY = date(1995, 3, 1)  # qgen: asc_date[1155], counted from 1992-01-0
 def check_sf(sf: object) -> float:
     """A scale factor is a finite positive number (qgen divides Q11's fraction by it)."""
     if isinstance(sf, bool) or not isinstance(sf, int | float):
-        raise QueriesError(f"scale factor must be a positive number, not {sf!r}")
+        raise QueriesError(f"scale factor must be a positive finite number, got {sf!r}")
     value = float(sf)
     if not math.isfinite(value) or value <= 0:
-        raise QueriesError(f"scale factor must be a positive number, not {sf!r}")
+        raise QueriesError(f"scale factor must be a positive finite number, got {sf!r}")
     return value
 
 
