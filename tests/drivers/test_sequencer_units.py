@@ -209,3 +209,33 @@ def test_system_and_engine_info_never_show_a_password() -> None:
         engine.close()
     assert "s3cret" not in described.url and "***" in described.url
     assert described.name == "duckdb" and described.version
+
+
+def test_the_sequencer_records_facts_and_leaves_the_verdict_to_its_judge(tmp_path: Path) -> None:
+    """No judge: "not evaluated"; a judge: its verdict; a judge that breaks: the facts are
+    written anyway (and the reports judge them again)."""
+    from dbbench.drivers.sequencer import Benchmark
+    from dbbench.drivers.sequencer.benchmark import Judge
+    from dbbench.reports.model import RESULT_FILE, BenchmarkResult, Compliance, Reason
+
+    def judged(judge: Judge | None, name: str) -> BenchmarkResult:
+        engine = open_engine("duckdb")
+        options = RunOptions(sf=0.01, streams=2)
+        try:
+            bench = Benchmark(engine, "duckdb", options, tmp_path / name, judge=judge)
+            bench.execute(lambda b: None)
+        finally:
+            engine.close()
+        return BenchmarkResult.read(tmp_path / name / RESULT_FILE)
+
+    assert judged(None, "none").compliance.codes == ["not-evaluated"]
+    verdict = Compliance(False, [Reason("sf-not-official", {"sf": 0.01})])
+    assert judged(lambda r: verdict, "judge").compliance == verdict
+
+    def broken(result: BenchmarkResult) -> Compliance:
+        raise ZeroDivisionError("a bug in the judge")
+
+    kept = judged(broken, "broken")
+    assert kept.status == "complete" and kept.compliance.codes == ["not-evaluated"]
+    events = read_journal(tmp_path / "broken" / "journal.jsonl")
+    assert any(e["event"] == "judge_failed" and "ZeroDivisionError" in e["error"] for e in events)
