@@ -2,8 +2,8 @@
 
 The drivers record facts (scale factor, streams, runs, the load, every interval, the update
 sets, the problems of the run); this module alone decides. Each reason has a stable code,
-stored in the result file, and its English text is derived from the code by :data:`MESSAGES`
-(one table), so no reason is ever recognised by its wording.
+stored in the result file, and its English text is derived from the code by
+:data:`reports.reasons.MESSAGES` (one table), so no reason is ever recognised by its wording.
 
 A non-compliant run keeps its numbers (they are shown "for information"), but the verdict and
 its reasons travel with them into every report and every comparison.
@@ -12,62 +12,19 @@ its reasons travel with them into every report and every comparison.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from dbbench.reports import model
 from dbbench.reports.analysis import RunSummary, phase_label, summarise_run
 from dbbench.reports.model import BenchmarkResult, Compliance, Reason
+from dbbench.reports.reasons import MESSAGES as MESSAGES
+from dbbench.reports.reasons import message as message
+from dbbench.reports.reasons import messages as messages
+from dbbench.reports.reasons import reason
 
 MAX_LISTED_FAILURES = 10
 
 #: Commands that run part of the sequence on a database loaded by an earlier command.
 _PART_COMMANDS = ("power", "throughput")
-
-_OFFICIAL = ", ".join(str(s) for s in model.OFFICIAL_SCALE_FACTORS)
-
-#: code -> message template (``str.format`` over the reason's facts, plus ``official``, the
-#: list of official SFs). Codes are stable: a result file stores them; change a message
-#: freely, never the meaning of a code.
-MESSAGES: dict[str, str] = {
-    "sf-not-official": "scale factor {sf:g} is not an official TPC-H size ({official})",
-    "streams-below-minimum": "{streams} throughput streams; SF {sf:g} needs at least {minimum}",
-    "runs-not-two": "the performance test needs 2 runs, the result has {runs}",
-    "load-missing": "no load test was recorded",
-    "load-reused": "the load test was not measured: an already loaded database was reused",
-    "load-not-in-invocation": "the load test was not part of this invocation",
-    "status-not-complete": "the benchmark is {status}, not complete",
-    "interval-failed": "run {run}: {what} of the {where} failed ({status}){detail}",
-    "more-failures": "... and {count} more failed intervals",
-    "interval-missing": "{problem}",
-    "update-set-reused": "update set(s) {sets} used by more than one refresh pair",
-    "problems-recorded": "{count} problem(s) recorded during the run, the first: {first}",
-    model.NOT_EVALUATED: "not evaluated",
-    "v1-text": "{text}",
-}
-
-
-def reason(code: str, **facts: Any) -> Reason:
-    if code not in MESSAGES:
-        raise KeyError(f"unknown compliance reason code {code!r}")
-    return Reason(code, facts)
-
-
-def message(r: Reason) -> str:
-    """The English text of a reason (an unknown code, e.g. from a newer kit, is shown as is)."""
-    template = MESSAGES.get(r.code)
-    if template is None:
-        return f"{r.code} {r.facts}" if r.facts else r.code
-    facts = {"official": _OFFICIAL, **r.facts}
-    if "error" in facts:  # an optional detail: ": <error>" or nothing
-        facts["detail"] = f": {facts['error']}" if facts["error"] else ""
-    try:
-        return template.format(**facts)
-    except (KeyError, ValueError, TypeError, IndexError):
-        return f"{r.code} {r.facts}"
-
-
-def messages(compliance: Compliance) -> list[str]:
-    return [message(r) for r in compliance.reasons]
 
 
 def _scale_and_streams(result: BenchmarkResult) -> list[Reason]:
@@ -109,8 +66,7 @@ def _failures(result: BenchmarkResult, runs: list[RunSummary]) -> list[Reason]:
     reasons = failures[:MAX_LISTED_FAILURES]
     if len(failures) > MAX_LISTED_FAILURES:
         reasons.append(reason("more-failures", count=len(failures) - MAX_LISTED_FAILURES))
-    missing = [m for r in runs for m in r.missing]
-    return reasons + [reason("interval-missing", problem=m) for m in missing]
+    return reasons + [m for r in runs for m in r.missing]
 
 
 def _runs_and_load(result: BenchmarkResult) -> list[Reason]:

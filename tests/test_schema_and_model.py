@@ -136,3 +136,7 @@ def test_the_format_document_describes_the_current_version_and_every_field() -> 
     for f in dataclasses.fields(BenchmarkResult):
         assert f"`{f.name}`" in doc, f"{f.name} is not documented"
     assert "`validation`" not in doc.split("## History")[0]
+    from dbbench.reports.reasons import MESSAGES
+
+    for code in MESSAGES:
+        assert f"`{code}`" in doc, f"reason code {code} is not documented"

@@ -131,8 +131,8 @@ def test_every_code_has_a_message_that_formats(code: str) -> None:
     facts = {
         "sf": 0.5, "official": "1, 10", "streams": 1, "minimum": 2, "runs": 1, "status": "partial",
         "run": 1, "what": "Q1", "where": "power test", "error": "boom", "count": 3,
-        "problem": "run 1: the power test has no interval for Q2", "sets": "1, 2",
-        "first": "Q1 failed", "text": "an old reason",
+        "sets": "1, 2",
+        "first": "Q1 failed", "text": "an old reason", "stream": 2,
     }  # fmt: skip
     text = message(Reason(code, facts))
     assert text and "{" not in text and code not in text
