@@ -28,7 +28,6 @@ from dbbench.drivers.sequencer import (
     Benchmark,
     Progress,
     RunOptions,
-    min_streams,
     prepare_run_dir,
     remove_if_empty,
 )
@@ -36,7 +35,7 @@ from dbbench.drivers.sequencer.config import check_options
 from dbbench.errors import ExitCode
 from dbbench.reports.compliance import judge, messages
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
-from dbbench.reports.model import DUCKDB_FILE, BenchmarkResult
+from dbbench.reports.model import DUCKDB_FILE, BenchmarkResult, default_streams
 from dbbench.reports.render import write_reports
 
 Engine = Annotated[
@@ -185,7 +184,7 @@ def _options(
 ) -> RunOptions:
     return RunOptions(
         sf=sf,
-        streams=streams if streams is not None else min_streams(sf),
+        streams=streams if streams is not None else default_streams(sf),
         runs=runs,
         seed=seed,
         query_timeout=timeout,

@@ -6,7 +6,7 @@ result file (:class:`reports.model.BenchmarkResult`) after each phase.
 """
 
 from dbbench.drivers.sequencer.benchmark import Benchmark
-from dbbench.drivers.sequencer.config import RunOptions, min_streams
+from dbbench.drivers.sequencer.config import RunOptions
 from dbbench.drivers.sequencer.progress import Progress, ProgressSnapshot
 from dbbench.drivers.sequencer.rundir import prepare_run_dir, remove_if_empty
 from dbbench.reports.model import JOURNAL_FILE, RESULT_FILE
@@ -18,7 +18,6 @@ __all__ = [
     "Progress",
     "ProgressSnapshot",
     "RunOptions",
-    "min_streams",
     "prepare_run_dir",
     "remove_if_empty",
 ]

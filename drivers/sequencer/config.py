@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from dbbench.dbgen.api import validate_scale
 from dbbench.dbgen.errors import DbgenError
 from dbbench.drivers.errors import DriversError
-from dbbench.reports.model import default_streams
 
 #: dbgen's update-set numbering stops matching the spec beyond this set (tpch.md 3.4).
 MAX_UPDATE_SET = 1000
@@ -35,12 +34,6 @@ def check_scale_factor(sf: float) -> None:
         validate_scale(sf)
     except DbgenError as exc:
         raise DriversError(str(exc)) from None
-
-
-def min_streams(sf: float) -> int:
-    """The streams a run uses unless told otherwise (``reports.model.default_streams``)."""
-    check_scale_factor(sf)
-    return default_streams(sf)
 
 
 def check_options(options: RunOptions) -> None:

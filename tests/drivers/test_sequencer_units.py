@@ -16,13 +16,13 @@ from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import (
     Progress,
     RunOptions,
-    min_streams,
     prepare_run_dir,
 )
 from dbbench.drivers.sequencer.clock import Clock
 from dbbench.drivers.sequencer.config import check_options
 from dbbench.drivers.sequencer.watchdog import Watchdog
 from dbbench.drivers.sysinfo import _cpu, _memory_bytes, engine_info, storage_devices, system_info
+from dbbench.reports.model import default_streams
 
 SLOW_DUCKDB = "SELECT count(*) FROM range(100000000000) t(x) WHERE x % 7 = 3"
 
@@ -34,8 +34,9 @@ SLOW_DUCKDB = "SELECT count(*) FROM range(100000000000) t(x) WHERE x % 7 = 3"
         *[(1000, 7), (3000, 8), (10000, 9), (30000, 10), (100000, 11), (1e6, 11)],
     ],
 )
-def test_min_streams_follows_table_11(sf: float, streams: int) -> None:
-    assert min_streams(sf) == streams
+def test_default_streams_follow_table_11(sf: float, streams: int) -> None:
+    """The S a run uses unless told (the table itself is stated once, in reports.model)."""
+    assert default_streams(sf) == streams
 
 
 @pytest.mark.parametrize(
