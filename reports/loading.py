@@ -8,13 +8,12 @@ from pathlib import Path
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.model import (
     HAMMERDB_SCHEMA_NAME,
+    RESULT_FILE,
     SCHEMA_NAME,
     AnyResult,
     BenchmarkResult,
     read_any_result,
 )
-
-RESULT_FILE = "result.json"
 
 
 def find_result_file(path: Path) -> Path:

@@ -34,7 +34,7 @@ from dbbench.drivers.hammerdb.script import (
     target_for,
 )
 from dbbench.drivers.registry import open_engine
-from dbbench.drivers.sysinfo import engine_info, kit_version, system_info
+from dbbench.drivers.sysinfo import engine_info, system_info
 from dbbench.drivers.url import EngineURL, parse_url, redact
 from dbbench.errors import DbbenchError, ExitCode
 from dbbench.reports.hammerdb_export import (
@@ -44,7 +44,7 @@ from dbbench.reports.hammerdb_export import (
     validate_job_report,
 )
 from dbbench.reports.loading import load_any_result
-from dbbench.reports.model import EngineInfo, HammerDBResult
+from dbbench.reports.model import EngineInfo, HammerDBResult, kit_version
 
 RESULT_FILE = "result.json"
 app = typer.Typer(

@@ -12,14 +12,12 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
 
 from dbbench.drivers.hammerdb.install import HammerDBInstall, find_hammerdb
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "tools" / "hammerdb"
-DATA = Path(__file__).parent / "data"
 
 
 def _require() -> bool:
@@ -49,9 +47,3 @@ def hammerdb_dir() -> Iterator[Path]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-
-
-def drop_role(base_url: str, role: str) -> None:
-    """HammerDB's PostgreSQL build creates a role owning its schema: drop it after the test."""
-    with psycopg.connect(base_url, autocommit=True) as conn:
-        conn.execute(f'DROP ROLE IF EXISTS "{role}"')  # type: ignore[arg-type]

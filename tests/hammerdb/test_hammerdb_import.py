@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA
+from hammerdb_helpers import DATA
 
 from dbbench.cli import main
 from dbbench.drivers.hammerdb.jobstore import JobStoreError, list_jobs, parse_tcl_list, read_job

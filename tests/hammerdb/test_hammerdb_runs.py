@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import drop_role
+from hammerdb_helpers import drop_role
 from private_databases import fresh_mariadb, fresh_postgres
 
 from dbbench.cli import main
