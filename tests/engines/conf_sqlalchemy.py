@@ -1,0 +1,30 @@
+"""The generic engine for "any SQLAlchemy URL", on a real server it has no code for
+(PostgreSQL through SQLAlchemy's psycopg dialect)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from engine_conf import EngineTestConf
+from private_databases import fresh_postgres
+
+from dbbench.drivers.engine import Engine
+from dbbench.drivers.engines.sqlalchemy import SqlAlchemyEngine
+from dbbench.drivers.url import parse_url
+
+
+class TestConf(EngineTestConf):
+    name = "sqlalchemy"
+    marks = (pytest.mark.postgresql,)
+
+    @contextmanager
+    def database(self, request: pytest.FixtureRequest, folder: Path) -> Iterator[str]:
+        with fresh_postgres(request.getfixturevalue("pg_base_url")) as url:
+            yield url.replace("postgresql://", "postgresql+psycopg://")
+
+    def open(self, url: str) -> Engine:
+        """The registry would pick the PostgreSQL engine for this URL."""
+        return SqlAlchemyEngine(parse_url(url))
