@@ -2,8 +2,8 @@
 functions in transactions, bookkeeping, keys after the load, and turning driver errors into
 one-line :class:`~drivers.errors.DriversError` messages that never carry a password.
 
-Engines (``duckdb.py``, ``postgresql.py``, ``sqlalchemy.py``) override the few hooks where
-they have something faster (DuckDB's Arrow scans, PostgreSQL's COPY).
+Engines (``duckdb.py``, ``postgresql.py``, ``sqlalchemy.py``, ...) override the few hooks
+where they have something faster (DuckDB's Arrow scans, PostgreSQL's COPY).
 """
 
 from __future__ import annotations

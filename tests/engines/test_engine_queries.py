@@ -40,8 +40,14 @@ def expected(reference: Loaded, query: int, which: str) -> list[tuple[Any, ...]]
     return _cache[key]
 
 
+#: Q1's ``interval '90' day (3)`` is the spec's ANSI SQL, which the generic engine sends as
+#: is; its test server (PostgreSQL) does not parse the leading-field precision.
+ANSI_INTERVAL = pytest.mark.notyet(["sqlalchemy"], reason="PostgreSQL rejects interval day (3)")
+QUERIES = [pytest.param(1, marks=ANSI_INTERVAL), *range(2, 23)]
+
+
 @pytest.mark.parametrize("which", PARAMETER_SETS)
-@pytest.mark.parametrize("query", range(1, 23))
+@pytest.mark.parametrize("query", QUERIES)
 def test_engine_agrees_with_reference(
     compared: Loaded, reference: Loaded, query: int, which: str
 ) -> None:

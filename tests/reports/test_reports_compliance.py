@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from dbbench.reports.formats import render
 from dbbench.reports.model import BenchmarkResult
-from dbbench.reports.render import render
 from dbbench.reports.summary import build_report
 
 Factory = Callable[..., BenchmarkResult]
