@@ -149,6 +149,33 @@ def test_third_party_engine_through_entry_points(
         engine.close()
 
 
+def test_an_engine_without_its_driver_is_described_from_its_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The module cannot even be imported (its driver is missing), yet ``dbbench engines``
+    shows its URL form and install command, and opening it says what to install."""
+    dist = tmp_path / "dbbench_ghost-2.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: dbbench-ghost\nVersion: 2.0\n")
+    (dist / "entry_points.txt").write_text("[dbbench.engines]\nghost = ghost_engine\n")
+    (tmp_path / "ghost_engine.py").write_text(
+        "import dbbench_no_such_ghost_driver\n"
+        "from dbbench.drivers.engine import EngineSpec\n"
+        "ENGINE = EngineSpec(\n"
+        "    name='ghost', url_form='ghost://host/db',\n"
+        "    requires=('dbbench_no_such_ghost_driver',), install='pip install dbbench-ghost[db]',\n"
+        ")\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    listed = {e.name: e for e in available_engines()}
+    assert listed["ghost"].url_form == "ghost://host/db"
+    assert listed["ghost"].installed is False
+    with pytest.raises(DriversError) as info:
+        open_engine(f"ghost://u:{PASSWORD}@host/db")
+    text = _one_line_without_password(info.value)
+    assert "'dbbench_no_such_ghost_driver'" in text and "pip install dbbench-ghost[db]" in text
+
+
 def test_engines_command_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["engines", "--json"]) == 0
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
