@@ -12,11 +12,9 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 
 import pytest
-from engine_conf import CONFS, EngineTestConf, Loaded
+from engine_conf import CONFS, SF, EngineTestConf, Loaded
 
 from dbbench.drivers.loader import load_database
-
-SF = 0.01
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -39,6 +37,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if not isinstance(conf, EngineTestConf):
             continue
         for marker in (*item.iter_markers("notyet"), *item.iter_markers("notimpl")):
+            if not marker.kwargs.get("reason"):
+                raise pytest.UsageError(f"{item.nodeid}: @{marker.name} needs a reason")
             if conf.name in marker.args[0]:
                 reason = f"{marker.name} on {conf.name}: {marker.kwargs['reason']}"
                 item.add_marker(pytest.mark.xfail(reason=reason, strict=True))

@@ -25,6 +25,9 @@ from dbbench.drivers.engine import Engine
 from dbbench.drivers.loader import LoadStats
 from dbbench.drivers.registry import open_engine
 
+#: The scale factor every engine of the matrix is loaded with, once per session.
+SF = 0.01
+
 
 class EngineTestConf:
     #: The engine's registry name (``Engine.name``); also the test id.

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from engine_conf import Loaded
+from engine_conf import SF, Loaded
 
 from dbbench.commands.validate import run_rendered
 from dbbench.drivers.engine import Engine
@@ -14,11 +14,10 @@ from dbbench.queries.params import default_parameters, stream_parameters
 from dbbench.queries.render import render
 from dbbench.queries.validate import compare_results
 
-SMALL_SF = 0.01
 #: The validation defaults, and a random stream (its Q15 view is named revenue5).
 PARAMETER_SETS = {
-    "defaults": (default_parameters(SMALL_SF), 0),
-    "seed101000000": (stream_parameters(101000000, SMALL_SF), 5),
+    "defaults": (default_parameters(SF), 0),
+    "seed101000000": (stream_parameters(101000000, SF), 5),
 }
 _cache: dict[tuple[int, str, int], list[tuple[Any, ...]]] = {}
 

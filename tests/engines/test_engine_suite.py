@@ -13,15 +13,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
-from engine_conf import Loaded
+from engine_conf import SF, Loaded
 
 from dbbench.dbgen import api
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers.errors import ConnectionLostError, DriversError, QueryCancelledError
 from dbbench.drivers.loader import check_loaded
 from dbbench.drivers.registry import open_engine
-
-SF = 0.01
 
 
 def test_load_counts_and_state(loaded: Loaded) -> None:
