@@ -20,7 +20,7 @@ from dbbench.reports.compare import (
     row_from_report,
 )
 from dbbench.reports.costsheet import CostSheet
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.model import RESULT_FILE, BenchmarkResult
 from dbbench.reports.published import PublishedResult
 from dbbench.reports.summary import DISCLOSURE, build_report
 from dbbench.reports.templating import environment
@@ -90,4 +90,4 @@ def landscape_for(
 
 def label_for(path: Path) -> str:
     """A short label for an input: the run directory's or the file's name."""
-    return path.parent.name if path.name == "result.json" else path.stem
+    return path.parent.name if path.name == RESULT_FILE else path.stem

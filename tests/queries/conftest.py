@@ -11,8 +11,9 @@ import pytest
 
 from dbbench.drivers.engine import STATE_NEXT_UPDATE_SET
 from dbbench.drivers.errors import DriversError
-from dbbench.drivers.loader import check_loaded, kit_version, load_database
+from dbbench.drivers.loader import check_loaded, load_database
 from dbbench.drivers.registry import open_engine
+from dbbench.reports.model import kit_version
 
 
 def _cache_dir() -> Path:
