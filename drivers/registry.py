@@ -50,7 +50,11 @@ def declared_spec(module: str) -> EngineSpec | None:
         return None
     if source is None:
         return None
-    for node in ast.parse(source).body:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None  # importing it will say what is wrong
+    for node in tree.body:
         if (
             isinstance(node, ast.Assign)
             and [getattr(t, "id", None) for t in node.targets] == ["ENGINE"]
@@ -69,7 +73,7 @@ def _literal_spec(module: str, call: ast.Call) -> EngineSpec:
             raise DriversError(f"{module}: ENGINE = EngineSpec(...) takes keyword arguments only")
         try:
             values[keyword.arg] = ast.literal_eval(keyword.value)
-        except ValueError:
+        except (ValueError, TypeError, SyntaxError):
             raise DriversError(
                 f"{module}: EngineSpec({keyword.arg}=...) must be a literal value"
             ) from None
@@ -99,7 +103,10 @@ def _third_party(builtin: dict[str, EngineSpec]) -> dict[str, EngineSpec]:
         if ep.name in builtin:
             continue  # built-ins win: an installed package cannot hijack a scheme
         dist = ep.dist.name if ep.dist is not None else ep.module.split(".")[0]
-        declared = declared_spec(ep.module)
+        try:
+            declared = declared_spec(ep.module)
+        except DriversError:  # a package's broken declaration must not hide the others
+            declared = None
         if declared is not None:
             found[ep.name] = replace(declared, name=ep.name)
         else:
