@@ -15,6 +15,7 @@ class TestConf(EngineTestConf):
     name = "mysql"
     marks = (pytest.mark.mariadb,)
     slow_query = "SELECT BENCHMARK(100000000000, MD5('dbbench'))"
+    kill_connection = ("SELECT CONNECTION_ID()", "KILL CONNECTION {id}")
 
     @contextmanager
     def database(self, request: pytest.FixtureRequest, folder: Path) -> Iterator[str]:

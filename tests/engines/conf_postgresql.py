@@ -15,6 +15,7 @@ class TestConf(EngineTestConf):
     name = "postgresql"
     marks = (pytest.mark.postgresql,)
     slow_query = "SELECT pg_sleep(60)"
+    kill_connection = ("SELECT pg_backend_pid()", "SELECT pg_terminate_backend({id})")
 
     @contextmanager
     def database(self, request: pytest.FixtureRequest, folder: Path) -> Iterator[str]:

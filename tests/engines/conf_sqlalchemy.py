@@ -19,6 +19,7 @@ from dbbench.drivers.url import parse_url
 class TestConf(EngineTestConf):
     name = "sqlalchemy"
     marks = (pytest.mark.postgresql,)
+    kill_connection = ("SELECT pg_backend_pid()", "SELECT pg_terminate_backend({id})")
 
     @contextmanager
     def database(self, request: pytest.FixtureRequest, folder: Path) -> Iterator[str]:

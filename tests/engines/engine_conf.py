@@ -36,6 +36,9 @@ class EngineTestConf:
     marks: ClassVar[tuple[pytest.MarkDecorator, ...]] = ()
     #: A statement that runs far longer than the cancel test waits.
     slow_query: ClassVar[str] = ""
+    #: How one connection ends another: the query giving a session's id, and the statement
+    #: ending the session of that ``{id}``; ``None`` for an engine running in process.
+    kill_connection: ClassVar[tuple[str, str] | None] = None
     #: Whether a second engine object may open the same database in this process.
     can_reopen: ClassVar[bool] = True
     #: The engine every other engine's query answers are compared with.
