@@ -3,29 +3,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-
-import pytest
-from engine_conf import EngineTestConf
-from private_databases import fresh_postgres
+from engine_conf import ServerTestConf
 
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.engines.sqlalchemy import SqlAlchemyEngine
 from dbbench.drivers.url import parse_url
 
 
-class TestConf(EngineTestConf):
+class TestConf(ServerTestConf):
     name = "sqlalchemy"
-    marks = (pytest.mark.postgresql,)
+    server = "postgresql"
     kill_connection = ("SELECT pg_backend_pid()", "SELECT pg_terminate_backend({id})")
 
-    @contextmanager
-    def database(self, request: pytest.FixtureRequest, folder: Path) -> Iterator[str]:
-        with fresh_postgres(request.getfixturevalue("pg_base_url")) as url:
-            # The allowed indexes: without them Q17 and Q20 take seconds each on PostgreSQL.
-            yield url.replace("postgresql://", "postgresql+psycopg://") + "?indexes=true"
+    def engine_url(self, database_url: str) -> str:
+        # The allowed indexes: without them Q17 and Q20 take seconds each on PostgreSQL.
+        return database_url.replace("postgresql://", "postgresql+psycopg://") + "?indexes=true"
 
     def open(self, url: str) -> Engine:
         """The registry would pick the PostgreSQL engine for this URL."""

@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-
-import pytest
-from engine_conf import EngineTestConf
+from engine_conf import FileTestConf
 
 
-class TestConf(EngineTestConf):
+class TestConf(FileTestConf):
     name = "sqlite"
+    url = "sqlite:///{folder}/bench.sqlite"
     slow_query = (
         "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
     )
-
-    @contextmanager
-    def database(self, request: pytest.FixtureRequest, folder: Path) -> Iterator[str]:
-        yield f"sqlite:///{folder / 'bench.sqlite'}"

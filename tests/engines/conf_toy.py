@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from engine_conf import EngineTestConf
+from engine_conf import FileTestConf
 
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.registry import open_engine
@@ -32,16 +32,18 @@ def installed(folder: Path) -> Iterator[None]:
         importlib.invalidate_caches()
 
 
-class TestConf(EngineTestConf):
+class TestConf(FileTestConf):
     name = "toy"
+    url = "toy:///{folder}/toy.db"
     slow_query = (
         "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
     )
 
     @contextmanager
     def database(self, request: pytest.FixtureRequest, folder: Path) -> Iterator[str]:
-        self.folder = folder
-        yield f"toy:///{folder / 'toy.db'}"
+        self.folder = folder  # the toy's distribution metadata goes here too
+        with super().database(request, folder) as url:
+            yield url
 
     def open(self, url: str) -> Engine:
         with installed(self.folder):

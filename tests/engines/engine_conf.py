@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from private_databases import fresh_mariadb, fresh_postgres
 
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.loader import LoadStats
@@ -52,6 +53,44 @@ class EngineTestConf:
 
     def open(self, url: str) -> Engine:
         return open_engine(url)
+
+
+class FileTestConf(EngineTestConf):
+    """An engine keeping its database in a file: ``url`` names it inside ``{folder}``."""
+
+    url: ClassVar[str]
+
+    @contextmanager
+    def database(self, request: pytest.FixtureRequest, folder: Path) -> Iterator[str]:
+        yield self.url.format(folder=folder)
+
+
+#: The shared servers (tests/conftest.py): the fixture giving a server's URL, and the helper
+#: making a private database on it.
+SERVERS = {
+    "postgresql": ("pg_base_url", fresh_postgres),
+    "mariadb": ("mariadb_base_url", fresh_mariadb),
+}
+
+
+class ServerTestConf(EngineTestConf):
+    """An engine on one of the shared servers: a private database for the session, dropped
+    at the end; its tests carry the server's marker (``-m "not mariadb"``)."""
+
+    server: ClassVar[str]  # a key of SERVERS
+
+    def __init_subclass__(cls) -> None:
+        cls.marks = (getattr(pytest.mark, cls.server),)
+
+    @contextmanager
+    def database(self, request: pytest.FixtureRequest, folder: Path) -> Iterator[str]:
+        fixture, private_database = SERVERS[self.server]
+        with private_database(request.getfixturevalue(fixture)) as url:
+            yield self.engine_url(url)
+
+    def engine_url(self, database_url: str) -> str:
+        """The URL the engine is given for the private database."""
+        return database_url
 
 
 @dataclass
