@@ -1,7 +1,8 @@
 """Every engine against the same suite, on real databases: the engines of ``conf_*.py``
 (DuckDB and SQLite files, PostgreSQL and MariaDB private databases, the generic SQLAlchemy
 engine, a toy engine added as one module). SF 0.01 is loaded once per engine
-(``conftest.py``); the tests check counts, keys, refresh functions, state, cancellation and lost connections.
+(``conftest.py``); the tests check counts, keys, refresh functions, state, cancellation and
+lost connections.
 """
 
 from __future__ import annotations
