@@ -10,13 +10,19 @@ import typer
 
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.errors import ReportsError
+from dbbench.reports.formats import (
+    COMPARE_FORMATS,
+    REPORT_FORMATS,
+    choices_text,
+    render,
+    render_landscape,
+)
 from dbbench.reports.hammerdb_compare import render_section
 from dbbench.reports.hammerdb_render import render as render_hammerdb
 from dbbench.reports.loading import load_any_result, load_result
 from dbbench.reports.model import BenchmarkResult, HammerDBResult
 from dbbench.reports.published import PublishedResult, is_published_record, load_published
-from dbbench.reports.render import FORMATS, render
-from dbbench.reports.render_compare import COMPARE_FORMATS, compare, label_for
+from dbbench.reports.render_compare import label_for, landscape_for
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -40,11 +46,13 @@ def report(
         Path | None,
         typer.Option("--cost-sheet", "-c", help="TOML cost sheet of the priced configuration."),
     ] = None,
-    format: Annotated[str, typer.Option("--format", "-f", help="text, md, html or json.")] = "text",
+    format: Annotated[
+        str, typer.Option("--format", "-f", help=f"{choices_text(REPORT_FORMATS)}.")
+    ] = "text",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
 ) -> None:
     """Rebuild the report of a saved result (no engine needed)."""
-    _check_format(format, FORMATS)
+    _check_format(format, REPORT_FORMATS)
     loaded = load_any_result(result)
     if isinstance(loaded, HammerDBResult):  # HammerDB's TPROC-C / TPROC-H (issue 11)
         _emit(render_hammerdb(loaded, format), output)
@@ -94,7 +102,9 @@ def compare_command(
         list[Path] | None,
         typer.Option("--cost-sheet", "-c", help="Cost sheet of the n-th local result (repeat)."),
     ] = None,
-    format: Annotated[str, typer.Option("--format", "-f", help="text, md or html.")] = "text",
+    format: Annotated[
+        str, typer.Option("--format", "-f", help=f"{choices_text(COMPARE_FORMATS)}.")
+    ] = "text",
     sort: Annotated[str, typer.Option("--sort", help="qphh, price-performance or price.")] = "qphh",
     force: Annotated[
         bool, typer.Option("--force", help="Compare even when not comparable.")
@@ -109,7 +119,8 @@ def compare_command(
         _emit(render_section(hdb, [], format), output)
         return
     inputs = _inputs(others, cost_sheet or [])
-    text, landscape = compare(inputs, format, sort, force)
+    landscape = landscape_for(inputs, sort, force)
+    text = render_landscape(landscape, format)
     tpch = [(label, item) for label, item, _ in inputs if isinstance(item, BenchmarkResult)]
     section = render_section(hdb, tpch, format)
     if section and format == "html" and "</body>" in text:
