@@ -48,6 +48,13 @@ def test_tprocc_job_store() -> None:
     assert r.settings["tpcc"]["pg_superuserpass"] == "***"
 
 
+def test_list_jobs_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hammerdb", "import", str(TPROCC), "--list", "-o", str(tmp_path / "x")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and all("PostgreSQL" in line and "TPC-C" in line for line in lines)
+    assert not (tmp_path / "x").exists()
+
+
 def test_build_job_has_no_result() -> None:
     build = list_jobs(TPROCC)[0]["jobid"]
     r = read_job(TPROCC, build)
