@@ -12,6 +12,7 @@ from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.loading import load_result
 from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.o2c_render import O2C_FORMATS, is_o2c_result, load_o2c, render_o2c
 from dbbench.reports.published import PublishedResult, is_published_record, load_published
 from dbbench.reports.render import FORMATS, render
 from dbbench.reports.render_compare import COMPARE_FORMATS, compare, label_for
@@ -42,6 +43,10 @@ def report(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
 ) -> None:
     """Rebuild the report of a saved result (no engine needed)."""
+    if is_o2c_result(result):  # an o2c run or search: a result family of its own
+        _check_format(format, O2C_FORMATS)
+        _emit(render_o2c(load_o2c(result), format), output)
+        return
     _check_format(format, FORMATS)
     sheet = load_cost_sheet(cost_sheet) if cost_sheet else None
     color = format == "text" and output is None and sys.stdout.isatty()

@@ -432,3 +432,66 @@ def run_probe(
     progress: Callable[[Progress], None] | None = None,
 ) -> O2CProbe:
     return Simulator(engine, prepared, config, progress).run()
+
+
+def search(
+    engine: Engine,
+    prepared: Prepared,
+    config: RunConfig,
+    passes: Callable[[O2CProbe], bool],
+    *,
+    max_users: int | None = None,
+    max_probes: int = 12,
+    resolution: float = 0.05,
+    on_probe: Callable[[O2CProbe, bool], None] | None = None,
+    progress: Callable[[Progress], None] | None = None,
+) -> list[O2CProbe]:
+    """The largest user count whose probe passes: doubling from ``config.users`` until a
+    probe fails (or the prepared users are reached), then bisection between the last pass
+    and the first fail down to ``resolution`` (relative) or one user. Every probe is kept;
+    ``passes`` is the reports' verdict (drivers do not compute metrics)."""
+    top = min(max_users or prepared.users, prepared.users)
+    if config.users > top:
+        raise DriversError(f"the search starts at {config.users} users, above its limit {top}")
+    probes: list[O2CProbe] = []
+    good, bad = 0, top + 1
+
+    def probe(n: int) -> bool:
+        cfg = RunConfig(**{**config.__dict__, "users": n})
+        found = run_probe(engine, prepared, cfg, progress)
+        ok = passes(found)
+        probes.append(found)
+        if on_probe is not None:
+            on_probe(found, ok)
+        if found.status == "failed":
+            raise _Stopped()
+        return ok
+
+    try:
+        n = config.users
+        while len(probes) < max_probes:
+            if probe(n):
+                good = n
+                if n >= top:
+                    break
+                n = min(top, n * 2)
+            else:
+                bad = n
+                break
+        while len(probes) < max_probes and bad - good > max(1, int(good * resolution)):
+            if good == 0 and bad <= 1:
+                break
+            n = (good + bad) // 2 if good else max(1, bad // 2)
+            if n in (good, bad):
+                break
+            if probe(n):
+                good = n
+            else:
+                bad = n
+    except _Stopped:
+        pass
+    return probes
+
+
+class _Stopped(Exception):
+    """A probe failed outright (the server went away): the search ends with what it has."""

@@ -1,0 +1,209 @@
+"""Reports of an o2c result: results summary, per-transaction response times, search table.
+
+Text and Markdown carry the same sections, in the shape of an SD certificate's summary
+(users, average dialog response time, dialog steps/h, rating, database, OS, CPU), always
+with the disclaimer that the rating is unofficial and not comparable with SAP's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from dbbench.reports.errors import ReportsError
+from dbbench.reports.model import O2C_SCHEMA_NAME, O2CResult
+from dbbench.reports.o2c_metrics import (
+    DISCLAIMER,
+    RATING_NAME,
+    TRANSACTION_STEPS,
+    ProbeSummary,
+    RtStats,
+    summarize_result,
+)
+
+O2C_FORMATS = ("text", "md", "json")
+
+
+def is_o2c_result(path: Path) -> bool:
+    """Whether ``path`` (a file) holds an o2c result."""
+    if not path.is_file():
+        return False
+    try:
+        head = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(head, dict) and head.get("schema") == O2C_SCHEMA_NAME
+
+
+def load_o2c(path: Path) -> O2CResult:
+    try:
+        return O2CResult.read(path)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ReportsError(f"{path}: {exc}") from exc
+    except OSError as exc:
+        raise ReportsError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def _s(value: float, digits: int = 3) -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+
+
+def _n(value: float) -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:,.0f}"
+
+
+def summary_rows(result: O2CResult, probe: ProbeSummary) -> list[tuple[str, str]]:
+    sysinfo = result.system
+    cpu = sysinfo.cpu_model or "unknown CPU"
+    if sysinfo.cores:
+        cpu += f" ({sysinfo.cores} cores / {sysinfo.threads or sysinfo.cores} threads)"
+    rows = [
+        ("Benchmark users", f"{probe.users:,}"),
+        (
+            "Think time",
+            f"{probe.think:g} s ({result.probes[0].think_dist}), 15 dialog steps/loop, "
+            "5 line items/order",
+        ),
+        ("Work processes (connections)", str(probe.work_processes)),
+        ("Steady-state window", f"{probe.window_seconds:.1f} s"),
+        (
+            "Average dialog response time",
+            f"{_s(probe.avg_rt)} s (limit {result.rt_limit:g} s) -> "
+            + ("PASS" if probe.passed else "FAIL"),
+        ),
+        ("  of which wait for a work process", f"{_s(probe.avg_wait)} s"),
+        ("  of which database", f"{_s(probe.avg_db)} s"),
+        ("Dialog steps / hour", _n(probe.steps_per_hour)),
+        ("Fully processed line items / hour", _n(probe.line_items_per_hour)),
+        ("Orders (loops) / hour", _n(probe.orders_per_hour)),
+        (RATING_NAME, _n(probe.rating)),
+        ("Implied think time (N/X - R)", f"{_s(probe.implied_think)} s"),
+        ("Failed dialog steps", str(probe.errors)),
+        ("Database", f"{result.engine.version or result.engine.name} (TPC-H SF {result.scale_factor:g})"),
+        ("Operating system", sysinfo.os or "-"),
+        ("CPU", cpu),
+    ]
+    if probe.host_cpu_busy is not None:
+        rows.append(("Host CPU utilisation (window)", f"{probe.host_cpu_busy:.0%}"))
+    if probe.driver_cpu_ms_per_step is not None:
+        rows.append(("Driver CPU per dialog step", f"{probe.driver_cpu_ms_per_step:.3f} ms"))
+    return rows
+
+
+def _rt_row(name: str, st: RtStats) -> list[str]:
+    return [name, f"{st.count:,}", *(_s(v) for v in (st.avg, st.p50, st.p90, st.p95, st.p99))]
+
+
+RT_HEADER = ["", "steps", "avg s", "p50 s", "p90 s", "p95 s", "p99 s"]
+
+
+def transaction_rows(probe: ProbeSummary) -> list[list[str]]:
+    rows = [_rt_row(t, probe.per_transaction[t]) for t in TRANSACTION_STEPS]
+    rows.append(_rt_row("all steps", probe.overall))
+    return rows
+
+
+def step_rows(probe: ProbeSummary) -> list[list[str]]:
+    return [_rt_row(f"step {k}", v) for k, v in probe.per_step.items()]
+
+
+def search_rows(probes: list[ProbeSummary]) -> list[list[str]]:
+    return [
+        [
+            f"{p.users:,}",
+            _s(p.avg_rt),
+            _n(p.steps_per_hour),
+            _n(p.rating),
+            "pass" if p.passed else "fail: " + "; ".join(p.reasons),
+        ]
+        for p in probes
+    ]
+
+
+SEARCH_HEADER = ["users", "avg RT s", "dialog steps/h", RATING_NAME, "verdict"]
+
+
+def _headline(result: O2CResult) -> tuple[str, ProbeSummary | None, list[ProbeSummary]]:
+    summary = summarize_result(result)
+    if result.kind == "search":
+        title = f"o2c search: largest number of users within {result.rt_limit:g} s"
+        return title, summary.best, summary.probes
+    return "o2c run", (summary.probes[0] if summary.probes else None), summary.probes
+
+
+def render_o2c(result: O2CResult, fmt: str = "text") -> str:
+    if fmt not in O2C_FORMATS:
+        raise ReportsError(f"o2c reports come as {', '.join(O2C_FORMATS)}, not {fmt!r}")
+    title, probe, probes = _headline(result)
+    if fmt == "json":
+        return json.dumps(_json(result, probe, probes), indent=2) + "\n"
+    md = fmt == "md"
+    out: list[str] = []
+    out.append(f"# {title} (SD-like order-to-cash, NOT an SAP-certified result)" if md else title.upper())
+    out.append("")
+    out.append(DISCLAIMER)
+    out.append("")
+    for err in result.errors:
+        out.append(f"- error: {err}" if md else f"error: {err}")
+    if probe is None:
+        out.append("No passing probe: no number of users met the response-time limit.")
+    else:
+        out.append("## Results summary" if md else "Results summary")
+        out.append("")
+        out += _table(["", ""], [list(r) for r in summary_rows(result, probe)], md, show=False)
+        out.append("")
+        out.append("## Dialog response time per transaction" if md else "Response time per transaction")
+        out.append("")
+        out += _table(RT_HEADER, transaction_rows(probe), md)
+        out.append("")
+        out.append("## Per dialog step" if md else "Response time per dialog step")
+        out.append("")
+        out += _table(RT_HEADER, step_rows(probe), md)
+        out.append("")
+        if probe.reasons:
+            out.append("Not valid: " + "; ".join(probe.reasons))
+            out.append("")
+    if result.kind == "search" or len(probes) > 1:
+        out.append("## Probes" if md else "Probes")
+        out.append("")
+        out += _table(SEARCH_HEADER, search_rows(probes), md)
+        out.append("")
+    return "\n".join(out)
+
+
+def _table(
+    header: list[str], rows: list[list[str]], md: bool, *, show: bool = True
+) -> list[str]:
+    if md:
+        head = header if show else [" "] * len(rows[0] if rows else header)
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return lines
+    table = ([header] if show else []) + rows
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))] if table else []
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table]
+
+
+def _json(result: O2CResult, probe: ProbeSummary | None, probes: list[ProbeSummary]) -> dict[str, Any]:
+    def one(p: ProbeSummary) -> dict[str, Any]:
+        return {
+            "users": p.users,
+            "avg_rt": p.avg_rt,
+            "steps_per_hour": p.steps_per_hour,
+            "line_items_per_hour": p.line_items_per_hour,
+            "rating": p.rating,
+            "passed": p.passed,
+            "reasons": p.reasons,
+        }
+
+    return {
+        "kind": result.kind,
+        "rating_name": RATING_NAME,
+        "disclaimer": DISCLAIMER,
+        "engine": result.engine.version or result.engine.name,
+        "rt_limit": result.rt_limit,
+        "result": one(probe) if probe else None,
+        "probes": [one(p) for p in probes],
+    }
