@@ -88,7 +88,7 @@ def summary_rows(result: O2CResult, probe: ProbeSummary) -> list[tuple[str, str]
     if probe.host_cpu_busy is not None:
         rows.append(("Host CPU utilisation (window)", f"{probe.host_cpu_busy:.0%}"))
     if probe.driver_cpu_ms_per_step is not None:
-        rows.append(("Driver CPU per dialog step", f"{probe.driver_cpu_ms_per_step:.3f} ms"))
+        rows.append(("Driver process CPU per dialog step (incl. an embedded engine)", f"{probe.driver_cpu_ms_per_step:.3f} ms"))
     return rows
 
 
@@ -164,6 +164,9 @@ def render_o2c(result: O2CResult, fmt: str = "text") -> str:
         out.append("")
         if probe.reasons:
             out.append("Not valid: " + "; ".join(probe.reasons))
+            out.append("")
+        for warning in probe.warnings:
+            out.append(f"Note: {warning}")
             out.append("")
     if result.kind == "search" or len(probes) > 1:
         out.append("## Probes" if md else "Probes")

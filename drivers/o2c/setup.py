@@ -255,6 +255,9 @@ def prepare(engine: Engine, *, seed: int, users: int | None = None) -> Prepared:
             "up_user, up_slot, up_partkey",
             [f"({a.user}, {i}, {p})" for a in alloc for i, p in enumerate(a.parts)],
         )
+        s.execute(f"CREATE INDEX ix_o2c_user ON {q.USER_TABLE} (u_user)")
+        s.execute(f"CREATE INDEX ix_o2c_user_cust ON {q.USER_TABLE} (u_custkey)")
+        s.execute(f"CREATE INDEX ix_o2c_user_part ON {q.PART_TABLE} (up_partkey)")
         touched = touched_hash(s)
         outside = _fingerprints(s, key_base, outside_only=True)
         s.execute(
@@ -265,6 +268,8 @@ def prepare(engine: Engine, *, seed: int, users: int | None = None) -> Prepared:
             f"CREATE TABLE {q.SNAP_PARTSUPP} AS SELECT * FROM partsupp "
             f"WHERE ps_partkey IN (SELECT up_partkey FROM {q.PART_TABLE})"
         )
+        s.execute(f"CREATE INDEX ix_o2c_snap_c ON {q.SNAP_CUSTOMER} (c_custkey)")
+        s.execute(f"CREATE INDEX ix_o2c_snap_ps ON {q.SNAP_PARTSUPP} (ps_partkey, ps_suppkey)")
         s.execute(
             f"CREATE TABLE {q.REPLENISH_TABLE} (r_orderkey BIGINT NOT NULL, "
             "r_linenumber INTEGER NOT NULL, r_partkey BIGINT NOT NULL, "
