@@ -78,12 +78,8 @@ class RtStats:
     def of(cls, values: list[float]) -> RtStats:
         v = sorted(values)
         avg = sum(v) / len(v) if v else math.nan
-        return cls(
-            len(v),
-            avg,
-            *(percentile(v, p) for p in (50, 90, 95, 99)),
-            v[-1] if v else math.nan,
-        )
+        p50, p90, p95, p99 = (percentile(v, p) for p in (50, 90, 95, 99))
+        return cls(len(v), avg, p50, p90, p95, p99, v[-1] if v else math.nan)
 
 
 @dataclass
@@ -151,7 +147,9 @@ def summarize(probe: O2CProbe, rt_limit: float, bucket: float = 0.0) -> ProbeSum
     if not n:
         reasons.append("no dialog step completed in the steady-state window")
     elif avg > rt_limit:
-        reasons.append(f"average dialog response time {avg:.3f} s is above the limit {rt_limit:g} s")
+        reasons.append(
+            f"average dialog response time {avg:.3f} s is above the limit {rt_limit:g} s"
+        )
     z = implied_think(probe.users, sph, avg) if n else math.nan
     warnings: list[str] = []
     if n and probe.think > 0 and abs(z - probe.think) > THINK_TOLERANCE * probe.think:

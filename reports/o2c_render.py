@@ -81,14 +81,22 @@ def summary_rows(result: O2CResult, probe: ProbeSummary) -> list[tuple[str, str]
         (RATING_NAME, _n(probe.rating)),
         ("Implied think time (N/X - R)", f"{_s(probe.implied_think)} s"),
         ("Failed dialog steps", str(probe.errors)),
-        ("Database", f"{result.engine.version or result.engine.name} (TPC-H SF {result.scale_factor:g})"),
+        (
+            "Database",
+            f"{result.engine.version or result.engine.name} (TPC-H SF {result.scale_factor:g})",
+        ),
         ("Operating system", sysinfo.os or "-"),
         ("CPU", cpu),
     ]
     if probe.host_cpu_busy is not None:
         rows.append(("Host CPU utilisation (window)", f"{probe.host_cpu_busy:.0%}"))
     if probe.driver_cpu_ms_per_step is not None:
-        rows.append(("Driver process CPU per dialog step (incl. an embedded engine)", f"{probe.driver_cpu_ms_per_step:.3f} ms"))
+        rows.append(
+            (
+                "Driver process CPU per dialog step (incl. an embedded engine)",
+                f"{probe.driver_cpu_ms_per_step:.3f} ms",
+            )
+        )
     return rows
 
 
@@ -141,7 +149,9 @@ def render_o2c(result: O2CResult, fmt: str = "text") -> str:
         return json.dumps(_json(result, probe, probes), indent=2) + "\n"
     md = fmt == "md"
     out: list[str] = []
-    out.append(f"# {title} (SD-like order-to-cash, NOT an SAP-certified result)" if md else title.upper())
+    out.append(
+        f"# {title} (SD-like order-to-cash, NOT an SAP-certified result)" if md else title.upper()
+    )
     out.append("")
     out.append(DISCLAIMER)
     out.append("")
@@ -154,7 +164,9 @@ def render_o2c(result: O2CResult, fmt: str = "text") -> str:
         out.append("")
         out += _table(["", ""], [list(r) for r in summary_rows(result, probe)], md, show=False)
         out.append("")
-        out.append("## Dialog response time per transaction" if md else "Response time per transaction")
+        out.append(
+            "## Dialog response time per transaction" if md else "Response time per transaction"
+        )
         out.append("")
         out += _table(RT_HEADER, transaction_rows(probe), md)
         out.append("")
@@ -176,9 +188,7 @@ def render_o2c(result: O2CResult, fmt: str = "text") -> str:
     return "\n".join(out)
 
 
-def _table(
-    header: list[str], rows: list[list[str]], md: bool, *, show: bool = True
-) -> list[str]:
+def _table(header: list[str], rows: list[list[str]], md: bool, *, show: bool = True) -> list[str]:
     if md:
         head = header if show else [" "] * len(rows[0] if rows else header)
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -189,7 +199,9 @@ def _table(
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table]
 
 
-def _json(result: O2CResult, probe: ProbeSummary | None, probes: list[ProbeSummary]) -> dict[str, Any]:
+def _json(
+    result: O2CResult, probe: ProbeSummary | None, probes: list[ProbeSummary]
+) -> dict[str, Any]:
     def one(p: ProbeSummary) -> dict[str, Any]:
         return {
             "users": p.users,

@@ -30,18 +30,23 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-EngineUrl = Annotated[str, typer.Option("--engine", "-e", help="Engine URL of a loaded TPC-H database.")]
+EngineUrl = Annotated[
+    str, typer.Option("--engine", "-e", help="Engine URL of a loaded TPC-H database.")
+]
 Seed = Annotated[int, typer.Option("--seed", help="Seed of the master-data allocation.")]
 Users = Annotated[int, typer.Option("--users", "-u", help="Simulated users.")]
 Think = Annotated[float, typer.Option("--think", help="Think time per dialog step, seconds.")]
 ThinkDist = Annotated[str, typer.Option("--think-dist", help="fixed (SD-like) or exp.")]
 Rampup = Annotated[
-    float | None, typer.Option("--rampup", help="Log-on ramp-up, seconds (default: one think time).")
+    float | None,
+    typer.Option("--rampup", help="Log-on ramp-up, seconds (default: one think time)."),
 ]
 Steady = Annotated[float, typer.Option("--steady", help="Measured steady-state window, seconds.")]
 Wp = Annotated[
     int | None,
-    typer.Option("--work-processes", "-w", help="Connections shared by the users (default 2 x CPUs)."),
+    typer.Option(
+        "--work-processes", "-w", help="Connections shared by the users (default 2 x CPUs)."
+    ),
 ]
 RtLimit = Annotated[
     float, typer.Option("--rt-limit", help="Average dialog response-time limit, seconds.")
@@ -78,12 +83,20 @@ def prepare_cmd(
     finally:
         eng.close()
     typer.echo(
-        f"prepared {redact(engine)} for {p.users:,} o2c users (seed {p.seed}, SF {p.scale_factor:g}, "
-        f"order keys from {p.key_base:,})"
+        f"prepared {redact(engine)} for {p.users:,} o2c users (seed {p.seed}, "
+        f"SF {p.scale_factor:g}, order keys from {p.key_base:,})"
     )
 
 
-def _config(users: int, think: float, think_dist: str, rampup: float | None, steady: float, wp: int | None, interval: float) -> RunConfig:  # noqa: E501
+def _config(
+    users: int,
+    think: float,
+    think_dist: str,
+    rampup: float | None,
+    steady: float,
+    wp: int | None,
+    interval: float,
+) -> RunConfig:
     cfg = RunConfig(
         users=users,
         think=think,
@@ -162,8 +175,14 @@ def search_cmd(
     try:
         prepared = setup.require_prepared(eng)
         probes = search(
-            eng, prepared, cfg, verdict, max_users=max_users, max_probes=max_probes,
-            on_probe=shown, progress=_progress,
+            eng,
+            prepared,
+            cfg,
+            verdict,
+            max_users=max_users,
+            max_probes=max_probes,
+            on_probe=shown,
+            progress=_progress,
         )
         config = {**cfg.__dict__, "max_users": max_users, "max_probes": max_probes}
         result = build_result("search", eng, engine, prepared, probes, rt_limit, config)

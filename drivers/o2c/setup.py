@@ -13,7 +13,7 @@ import hashlib
 import json
 import math
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,10 +80,8 @@ def transaction(s: Session, statements: list[str]) -> None:
             s.execute(sql)
         s.execute("COMMIT")
     except BaseException:
-        try:
+        with suppress(Exception):
             s.execute("ROLLBACK")
-        except Exception:  # noqa: S110 - the connection may be gone; the first error matters
-            pass
         raise
 
 
@@ -373,14 +371,15 @@ def check(engine: Engine) -> list[str]:
             "LEFT JOIN (SELECT l_partkey, l_suppkey, SUM(l_quantity) AS q FROM lineitem "
             f"WHERE l_orderkey >= {b} AND l_linestatus = 'F' GROUP BY l_partkey, l_suppkey) i "
             "ON i.l_partkey = s.ps_partkey AND i.l_suppkey = s.ps_suppkey "
-            f"LEFT JOIN (SELECT r_partkey, r_suppkey, SUM(r_quantity) AS q FROM {q.REPLENISH_TABLE} "
-            "GROUP BY r_partkey, r_suppkey) r ON r.r_partkey = s.ps_partkey "
-            "AND r.r_suppkey = s.ps_suppkey "
+            "LEFT JOIN (SELECT r_partkey, r_suppkey, SUM(r_quantity) AS q "
+            f"FROM {q.REPLENISH_TABLE} GROUP BY r_partkey, r_suppkey) r "
+            "ON r.r_partkey = s.ps_partkey AND r.r_suppkey = s.ps_suppkey "
             "WHERE p.ps_availqty <> s.ps_availqty - COALESCE(i.q, 0) + COALESCE(r.q, 0) "
             "OR p.ps_availqty < 0"
         ),
         "customer balances not changed by exactly the invoiced amounts": (
-            f"SELECT COUNT(*) FROM {q.SNAP_CUSTOMER} s JOIN customer c ON c.c_custkey = s.c_custkey "
+            f"SELECT COUNT(*) FROM {q.SNAP_CUSTOMER} s "
+            "JOIN customer c ON c.c_custkey = s.c_custkey "
             "LEFT JOIN (SELECT o_custkey, SUM(o_totalprice) AS t FROM orders "
             f"WHERE o_orderkey >= {b} AND o_shippriority = {st.STAGE_BILLED} GROUP BY o_custkey) i "
             "ON i.o_custkey = s.c_custkey WHERE c.c_acctbal <> s.c_acctbal - COALESCE(i.t, 0)"

@@ -15,6 +15,7 @@ select the window.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import time
@@ -150,7 +151,7 @@ class Simulator:
             u.lines = []
             for i, part in enumerate(d.parts[: q.LINES_PER_ORDER]):
                 qty = u.rng.randint(1, 10)
-                price = int(round(float(prices[part]) * 100)) * qty
+                price = round(float(prices[part]) * 100) * qty
                 supp = best[part][0]
                 u.lines.append(
                     q.Line(i + 1, part, supp, qty, price, u.rng.randint(0, 10), u.rng.randint(0, 8))
@@ -181,10 +182,8 @@ class Simulator:
                     s.execute(sql)
                 s.execute("COMMIT")
             except BaseException:
-                try:
+                with contextlib.suppress(Exception):
                     s.execute("ROLLBACK")
-                except Exception:  # noqa: S110 - the first error matters
-                    pass
                 raise
         elif step == 12:
             s.query(q.customer_lookup(d.custkey))
@@ -267,7 +266,7 @@ class Simulator:
                 probe.host_cpus = os.cpu_count()
             stop.set()
             # ramp-down: thinking users stop now, in-flight steps finish
-            done, pending = await asyncio.wait(tasks, timeout=RAMPDOWN_LIMIT)
+            _done, pending = await asyncio.wait(tasks, timeout=RAMPDOWN_LIMIT)
             for t in pending:
                 t.cancel()
             reporter.cancel()
@@ -278,10 +277,8 @@ class Simulator:
     async def _sleep_until(self, when: float, stop: asyncio.Event) -> None:
         delay = when - asyncio.get_running_loop().time()
         if delay > 0:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=delay)
-            except TimeoutError:
-                pass
 
     async def _report(self, t0: float, probe: O2CProbe, stop: asyncio.Event) -> None:
         if self.progress is None:
@@ -336,10 +333,8 @@ class Simulator:
         while True:
             delay = due - loop.time()
             if delay > 0:
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), timeout=delay)
-                except TimeoutError:
-                    pass
             if stop.is_set():
                 return
             step = 0 if u.needs_logon else u.step

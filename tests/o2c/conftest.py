@@ -39,5 +39,3 @@ def _loaded(url: str) -> Iterator[str]:
     finally:
         engine.close()
     yield url
-
-

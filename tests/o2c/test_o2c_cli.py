@@ -35,9 +35,7 @@ def _one_line_error(capsys: pytest.CaptureFixture[str], needle: str) -> None:
     assert needle in err, err
 
 
-def test_bad_input(
-    tmp_path: Path, duckdb_url: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_bad_input(tmp_path: Path, duckdb_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     empty = f"duckdb:///{tmp_path / 'empty.duckdb'}"
     assert main(["o2c", "prepare", "-e", empty]) == ExitCode.USER_ERROR
     _one_line_error(capsys, "no TPC-H data")
@@ -65,7 +63,9 @@ def test_run_report_search_check_cleanup(
 ) -> None:
     assert main(["o2c", "prepare", "-e", duckdb_url, "--users", "40"]) == 0
     out = tmp_path / "run.json"
-    code = main(["o2c", "run", "-e", duckdb_url, "-u", "20", "--steady", "3", *FAST, "-o", str(out)])
+    code = main(
+        ["o2c", "run", "-e", duckdb_url, "-u", "20", "--steady", "3", *FAST, "-o", str(out)]
+    )
     text = capsys.readouterr().out
     result = O2CResult.read(out)
     summary = summarize(result.probes[0], result.rt_limit)

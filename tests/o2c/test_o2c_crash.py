@@ -3,6 +3,7 @@ then the driver process killed with SIGKILL; ``check`` passes, ``cleanup`` resto
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -47,10 +48,8 @@ def _kill_connections(url: str) -> int:
             "WHERE db = DATABASE() AND id <> CONNECTION_ID()"
         ).rows
         for (pid,) in ids:
-            try:
+            with contextlib.suppress(Exception):
                 s.execute(f"KILL CONNECTION {int(pid)}")
-            except Exception:  # noqa: S110 - it may have closed by itself meanwhile
-                pass
         return len(ids)
     finally:
         s.close()
@@ -75,8 +74,25 @@ def test_killed_connections_and_sigkill_leave_a_consistent_database(tpch_url: st
         engine.close()
     b = prepared.key_base
     billed = f"SELECT COUNT(*) FROM orders WHERE o_orderkey >= {b} AND o_shippriority = 4"
-    cmd = [sys.executable, "-m", "dbbench", "o2c", "run", "-e", tpch_url, "-u", "100",
-           "--think", "0.05", "--rampup", "0.5", "--steady", "120", "--progress", "600"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "dbbench",
+        "o2c",
+        "run",
+        "-e",
+        tpch_url,
+        "-u",
+        "100",
+        "--think",
+        "0.05",
+        "--rampup",
+        "0.5",
+        "--steady",
+        "120",
+        "--progress",
+        "600",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         _wait_for(tpch_url, billed, 10, proc)
@@ -94,7 +110,9 @@ def test_killed_connections_and_sigkill_leave_a_consistent_database(tpch_url: st
     assert proc.returncode == -signal.SIGKILL
     engine = open_engine(tpch_url)
     try:
-        stages = _count(tpch_url, f"SELECT COUNT(DISTINCT o_shippriority) FROM orders WHERE o_orderkey >= {b}")
+        stages = _count(
+            tpch_url, f"SELECT COUNT(DISTINCT o_shippriority) FROM orders WHERE o_orderkey >= {b}"
+        )
         assert stages >= 2  # orders were caught between steps of their document flow
         assert setup.check(engine) == []
         report = setup.cleanup(engine)

@@ -85,8 +85,17 @@ def _probe(rt: float, *, failed: int = 0, think: float = 1.0) -> O2CProbe:
             t += rt + think
             k += 1
     return O2CProbe(
-        users=10, think=think, think_dist="fixed", work_processes=2, rampup=1.0, start=0.0,
-        window_start=10.0, window_end=110.0, end=120.0, status="complete", logged_on=10,
+        users=10,
+        think=think,
+        think_dist="fixed",
+        work_processes=2,
+        rampup=1.0,
+        start=0.0,
+        window_start=10.0,
+        window_end=110.0,
+        end=120.0,
+        status="complete",
+        logged_on=10,
         steps=steps,
     )
 

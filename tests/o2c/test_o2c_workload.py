@@ -62,11 +62,15 @@ def test_check_finds_broken_invariants(tpch_url: str) -> None:
         ).rows[0][0]
         assert billed is not None
         s.execute(f"DELETE FROM lineitem WHERE l_orderkey = {billed} AND l_linenumber = 5")
-        s.execute("UPDATE customer SET c_acctbal = c_acctbal + 1 WHERE c_custkey = "
-                  f"(SELECT MIN(u_custkey) FROM o2c_user)")
-        s.execute("UPDATE partsupp SET ps_supplycost = ps_supplycost + 1 WHERE ps_partkey = "
-                  "(SELECT MIN(ps_partkey) FROM partsupp WHERE ps_partkey NOT IN "
-                  "(SELECT up_partkey FROM o2c_user_part))")
+        s.execute(
+            "UPDATE customer SET c_acctbal = c_acctbal + 1 WHERE c_custkey = "
+            "(SELECT MIN(u_custkey) FROM o2c_user)"
+        )
+        s.execute(
+            "UPDATE partsupp SET ps_supplycost = ps_supplycost + 1 WHERE ps_partkey = "
+            "(SELECT MIN(ps_partkey) FROM partsupp WHERE ps_partkey NOT IN "
+            "(SELECT up_partkey FROM o2c_user_part))"
+        )
         s.close()
         problems = "\n".join(setup.check(engine))
         assert "orders without exactly 5 lines: 1" in problems
