@@ -26,7 +26,7 @@ from pathlib import Path
 
 from dbbench.drivers.engine import Engine, Session
 from dbbench.drivers.errors import ConnectionLostError, DriversError
-from dbbench.drivers.o2c.setup import Prepared, UserData, transaction, user_data
+from dbbench.drivers.o2c.setup import Prepared, UserData, begin_sql, transaction, user_data
 from dbbench.queries import o2c as q
 from dbbench.reports.model import O2CProbe, O2CSteps
 
@@ -120,6 +120,7 @@ class Simulator:
         self.prepared = prepared
         self.config = config
         self.progress = progress
+        self.begin = begin_sql(engine)
         self.rec = O2CSteps()
         self.errors: list[str] = []
         self.error_count = 0
@@ -158,12 +159,14 @@ class Simulator:
                 )
         elif step == 4:
             u.next_seq += 1  # the key is spent even if the commit's answer is lost
-            transaction(s, q.save_order(u.orderkey, d.custkey, d.user, u.lines, u.order_day))
+            transaction(
+                s, q.save_order(u.orderkey, d.custkey, d.user, u.lines, u.order_day), self.begin
+            )
         elif step == 5:
             s.query(q.order_lines(u.orderkey))
             s.query(q.stock_of(u.lines))
         elif step == 6:
-            transaction(s, q.save_delivery(u.orderkey, u.order_day))
+            transaction(s, q.save_delivery(u.orderkey, u.order_day), self.begin)
         elif step == 7:
             s.query(q.order_overview(u.orderkey))
         elif step == 8:
@@ -174,7 +177,7 @@ class Simulator:
             rows = s.query(q.stock_of(u.lines)).rows
             u.stock = {(int(p), int(sp)): int(a) for p, sp, a in rows}
         elif step == 11:
-            s.execute("BEGIN")
+            s.execute(self.begin)
             try:  # the stock is read again inside the transaction: it decides replenishment
                 rows = s.query(q.stock_of(u.lines)).rows
                 u.stock = {(int(p), int(sp)): int(a) for p, sp, a in rows}
@@ -193,7 +196,20 @@ class Simulator:
             s.query(q.order_lines(u.orderkey))
             u.invoice_cents = sum(q.line_total_cents(ln) for ln in u.lines)
         elif step == 15:
-            transaction(s, q.save_invoice(u.orderkey, d.custkey, u.invoice_cents))
+            transaction(s, q.save_invoice(u.orderkey, d.custkey, u.invoice_cents), self.begin)
+
+    def run_loops(self, user: int, loops: int) -> None:
+        """One user's log-on and ``loops`` whole loops, back to back on one connection
+        (no think time, no pool): the workload's business logic without the simulation."""
+        data = next(d for d in user_data(self.engine, self.prepared, user + 1) if d.user == user)
+        lo, hi = self.prepared.key_range(user)
+        u = UserState(data, lo, hi, random.Random(self.config.seed * 1_000_003 + user))
+        s = self.engine.session()
+        try:
+            for step in [0] + list(range(1, q.STEPS_PER_LOOP + 1)) * loops:
+                self._run_step(s, u, step)
+        finally:
+            s.close()
 
     # -- the event loop ----------------------------------------------------------------------
     def run(self) -> O2CProbe:

@@ -22,6 +22,9 @@ def tpch_url(
     if kind == "duckdb":
         path = tmp_path_factory.mktemp("o2c") / "tpch.duckdb"
         yield from _loaded(f"duckdb:///{path}")
+    elif kind == "sqlite":
+        path = tmp_path_factory.mktemp("o2c") / "tpch.sqlite"
+        yield from _loaded(f"sqlite:///{path}")
     elif kind == "postgresql":
         base = request.getfixturevalue("pg_base_url")
         with fresh_postgres(base, "dbbench_o2c") as url:

@@ -13,6 +13,7 @@ ENGINES = [
     pytest.param("duckdb", id="duckdb"),
     pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgresql),
     pytest.param("mariadb", id="mariadb", marks=pytest.mark.mariadb),
+    pytest.param("sqlite", id="sqlite"),
 ]
 
 
