@@ -192,6 +192,27 @@ def summarize(probe: O2CProbe, rt_limit: float, bucket: float = 0.0) -> ProbeSum
     )
 
 
+def window_response_times(probe: O2CProbe) -> list[float]:
+    """Response times of the dialog steps completed in the steady-state window."""
+    s = probe.steps
+    found = []
+    for i in range(len(s.step)):
+        rt = s.wait[i] + s.db[i]
+        if s.ok[i] and s.step[i] and probe.window_start <= s.due[i] + rt <= probe.window_end:
+            found.append(rt)
+    return found
+
+
+def logged_on_series(probe: O2CProbe) -> list[float]:
+    """When each user's first log-on finished (seconds since start), ascending."""
+    s = probe.steps
+    first: dict[int, float] = {}
+    for i in range(len(s.step)):
+        if s.step[i] == 0 and s.ok[i] and s.user[i] not in first:
+            first[s.user[i]] = s.due[i] + s.wait[i] + s.db[i]
+    return sorted(first.values())
+
+
 def throughput_series(probe: O2CProbe, bucket: float) -> list[tuple[float, float]]:
     """Completed steps per second in buckets of ``bucket`` seconds over the whole probe."""
     s = probe.steps

@@ -12,18 +12,23 @@ import math
 from pathlib import Path
 from typing import Any
 
+from markupsafe import escape
+
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.model import O2C_SCHEMA_NAME, O2CResult
+from dbbench.reports.o2c_charts import histogram_svg, search_svg, timeline_svg
 from dbbench.reports.o2c_metrics import (
     DISCLAIMER,
     RATING_NAME,
     TRANSACTION_STEPS,
     ProbeSummary,
     RtStats,
+    logged_on_series,
     summarize_result,
+    window_response_times,
 )
 
-O2C_FORMATS = ("text", "md", "json")
+O2C_FORMATS = ("text", "md", "html", "json")
 
 
 def is_o2c_result(path: Path) -> bool:
@@ -145,6 +150,8 @@ def render_o2c(result: O2CResult, fmt: str = "text") -> str:
     if fmt not in O2C_FORMATS:
         raise ReportsError(f"o2c reports come as {', '.join(O2C_FORMATS)}, not {fmt!r}")
     title, probe, probes = _headline(result)
+    if fmt == "html":
+        return render_o2c_html(result)
     if fmt == "json":
         return json.dumps(_json(result, probe, probes), indent=2) + "\n"
     md = fmt == "md"
@@ -222,3 +229,63 @@ def _json(
         "result": one(probe) if probe else None,
         "probes": [one(p) for p in probes],
     }
+
+
+_CSS = """
+body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#111}
+table{border-collapse:collapse;margin:.5rem 0 1.5rem}
+td,th{border:1px solid #bbb;padding:.2rem .5rem}
+td.n{text-align:right}th{text-align:left}
+.disclaimer{border:2px solid #b00;padding:.5rem 1rem;background:#fff4f4}
+.pass{color:#060;font-weight:bold}.fail{color:#b00;font-weight:bold}svg{max-width:100%}
+@media print{body{margin:0}}
+"""
+
+
+def _html_table(header: list[str] | None, rows: list[list[str]]) -> str:
+    out = ["<table>"]
+    if header:
+        out.append("<tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>")
+    for r in rows:
+        cells = [f"<th>{escape(r[0])}</th>"] + [f'<td class="n">{escape(c)}</td>' for c in r[1:]]
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def render_o2c_html(result: O2CResult) -> str:
+    """One self-contained page: no script, no external request; prints well."""
+    title, probe, probes = _headline(result)
+    body = [f"<h1>{escape(title)}</h1>", f'<p class="disclaimer">{escape(DISCLAIMER)}</p>']
+    for err in result.errors:
+        body.append(f'<p class="fail">error: {escape(err)}</p>')
+    if probe is None:
+        body.append('<p class="fail">No passing probe: no number of users met the limit.</p>')
+    else:
+        raw = next(p for p in result.probes if p.users == probe.users)
+        verdict = "PASS" if probe.passed else "FAIL"
+        body.append(f'<p class="{verdict.lower()}">{verdict}</p>')
+        body.append("<h2>Results summary</h2>")
+        body.append(_html_table(None, [list(r) for r in summary_rows(result, probe)]))
+        body.append("<h2>Dialog response time per transaction</h2>")
+        body.append(_html_table(RT_HEADER, transaction_rows(probe)))
+        body.append("<h2>Per dialog step</h2>")
+        body.append(_html_table(RT_HEADER, step_rows(probe)))
+        body.append("<h2>Charts</h2>")
+        body.append(timeline_svg(raw, probe.throughput, logged_on_series(raw)))
+        body.append(histogram_svg(window_response_times(raw), result.rt_limit))
+        for reason in probe.reasons:
+            body.append(f'<p class="fail">Not valid: {escape(reason)}</p>')
+        for warning in probe.warnings:
+            body.append(f"<p>Note: {escape(warning)}</p>")
+    if result.kind == "search" or len(probes) > 1:
+        body.append("<h2>Probes</h2>")
+        body.append(search_svg([(p.users, p.avg_rt, p.passed) for p in probes], result.rt_limit))
+        body.append(_html_table(SEARCH_HEADER, search_rows(probes)))
+    engine = escape(result.engine.version or result.engine.name)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{escape(title)} - {engine}</title><style>{_CSS}</style></head><body>\n"
+        + "\n".join(str(b) for b in body)
+        + "\n</body></html>\n"
+    )
