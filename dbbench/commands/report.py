@@ -12,6 +12,7 @@ from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.loading import load_result
 from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.o2c_compare import render_landscape
 from dbbench.reports.o2c_render import O2C_FORMATS, is_o2c_result, load_o2c, render_o2c
 from dbbench.reports.published import PublishedResult, is_published_record, load_published
 from dbbench.reports.render import FORMATS, render
@@ -89,6 +90,10 @@ def compare_command(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
 ) -> None:
     """Side-by-side performance landscape of results and published records."""
+    if any(is_o2c_result(p) for p in results):  # o2c results: their own landscape
+        labelled = [(label_for(p), load_o2c(p)) for p in results]
+        _emit(render_landscape(labelled, format), output)
+        return
     _check_format(format, COMPARE_FORMATS)
     text, landscape = compare(_inputs(results, cost_sheet or []), format, sort, force)
     _emit(text, output)

@@ -80,7 +80,11 @@ def test_run_report_search_check_cleanup(
     assert "NOT an SAP-certified result" in md
     assert main(["report", str(out), "-f", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["result"]["users"] == 20
-    assert main(["report", str(out), "-f", "html"]) == 2  # not offered for o2c yet
+    assert main(["report", str(out), "-f", "html"]) == 0
+    html = capsys.readouterr().out
+    assert html.count("<svg") == 2 and "<script" not in html  # self-contained, offline
+    assert "not comparable with SAP certifications" in html and "<th>VF01</th>" in html
+    assert main(["report", str(out), "-f", "pdf"]) == 2
     capsys.readouterr()
 
     found = tmp_path / "search.json"
@@ -97,6 +101,14 @@ def test_run_report_search_check_cleanup(
         if verdicts[i - 1] and users[i - 1] < 40 and all(verdicts[:i]):
             assert users[i] == min(40, users[i - 1] * 2)
     assert "Probes" in captured.out
+    assert main(["report", str(found), "-f", "html"]) == 0
+    assert "Average dialog response time against users" in capsys.readouterr().out
+
+    assert main(["compare", str(out), str(found), "-f", "md"]) == 0
+    landscape = capsys.readouterr().out
+    assert "| run |" in landscape and "| search |" in landscape
+    assert "SAP cert 2009041 (published SAP certification, not comparable)" in landscape
+    assert "75,762 SAPS" in landscape and "O2C-SAPS (unofficial)" in landscape
 
     assert main(["o2c", "check", "-e", duckdb_url]) == 0
     assert "every business invariant holds" in capsys.readouterr().out
