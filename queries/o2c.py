@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from dbbench.queries.dialects import get_dialect
+
 #: Line items per order (SD's 5), dialog steps per loop (15), transactions per loop (6).
 LINES_PER_ORDER = 5
 STEPS_PER_LOOP = 15
@@ -159,10 +161,12 @@ def customer_lookup(custkey: int) -> str:
     return f"SELECT c_custkey, c_name, c_phone FROM customer WHERE c_custkey = {custkey}"
 
 
-def order_list(custkey: int) -> str:
+def order_list(custkey: int, dialect: str = "postgresql") -> str:
+    """VA05's 40 orders; the row limit is the dialect's (``LIMIT`` or ANSI ``FETCH FIRST``)."""
     return (
         "SELECT o_orderkey, o_orderdate, o_orderstatus, o_totalprice FROM orders "
-        f"WHERE o_custkey = {custkey} ORDER BY o_orderdate DESC, o_orderkey DESC LIMIT 40"
+        f"WHERE o_custkey = {custkey} ORDER BY o_orderdate DESC, o_orderkey DESC "
+        + get_dialect(dialect).limit(40)
     )
 
 
