@@ -212,16 +212,26 @@ def check_cmd(engine: EngineUrl) -> None:
 
 
 @app.command("cleanup")
-def cleanup_cmd(engine: EngineUrl) -> None:
+def cleanup_cmd(
+    engine: EngineUrl,
+    force: Annotated[
+        bool, typer.Option("--force", help="Drop the o2c tables even if checksums differ.")
+    ] = False,
+) -> None:
     """Restore the TPC-H tables exactly (checksums as before prepare); drop the o2c tables."""
     eng = open_engine(engine)
     try:
-        r = setup.cleanup(eng)
+        r = setup.cleanup(eng, force=force)
     finally:
         eng.close()
+    same = r.touched_equal and r.fingerprints_equal
     typer.echo(
         f"o2c cleanup: deleted {r.orders_deleted:,} orders and {r.lines_deleted:,} lines; "
-        "restored rows equal their pre-prepare checksums"
+        + (
+            "restored rows equal their pre-prepare checksums"
+            if same
+            else "WARNING: the TPC-H tables differ from before prepare (--force)"
+        )
     )
 
 

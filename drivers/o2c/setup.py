@@ -415,9 +415,10 @@ class CleanupReport:
     fingerprints_equal: bool
 
 
-def cleanup(engine: Engine) -> CleanupReport:
+def cleanup(engine: Engine, *, force: bool = False) -> CleanupReport:
     """Delete the workload's orders, restore the snapshot, prove the TPC-H tables are what
-    they were before prepare, and drop the workload's tables."""
+    they were before prepare, and drop the workload's tables. When they differ (something
+    else changed them, e.g. a TPC-H refresh pair), the o2c tables are kept unless ``force``."""
     p = require_prepared(engine)
     b = p.key_base
     with _session(engine) as s:
@@ -439,10 +440,11 @@ def cleanup(engine: Engine) -> CleanupReport:
         touched = touched_hash(s)
         full = _fingerprints(s, b, outside_only=False)
         report = CleanupReport(orders, lines, touched == p.touched, full == p.fingerprint)
-        if not (report.touched_equal and report.fingerprints_equal):
+        if not (report.touched_equal and report.fingerprints_equal) and not force:
             raise DriversError(
-                "cleanup restored the snapshot but the TPC-H tables differ from before prepare "
-                "(the o2c tables are kept for inspection)"
+                "cleanup restored the snapshot, but the TPC-H tables differ from before prepare "
+                "(changed by something other than o2c, e.g. TPC-H refresh functions); the o2c "
+                "tables are kept: inspect them, then `dbbench o2c cleanup --force`"
             )
         for table in q.OWN_TABLES:
             s.execute(f"DROP TABLE IF EXISTS {table}")

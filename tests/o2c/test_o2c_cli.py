@@ -115,3 +115,24 @@ def test_run_report_search_check_cleanup(
     assert main(["o2c", "cleanup", "-e", duckdb_url]) == 0
     assert "restored rows equal their pre-prepare checksums" in capsys.readouterr().out
     assert main(["o2c", "check", "-e", duckdb_url]) == 1  # nothing prepared any more
+
+
+def test_tpch_power_run_after_o2c(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A TPC-H power test (RF1, 22 queries, RF2) on a database with o2c orders works: the
+    refresh functions' keys and o2c's never collide. Its refresh pair changes rows that are
+    not o2c's, which check and cleanup then report (cleanup --force still cleans up)."""
+    url = f"duckdb:///{tmp_path / 'tpch.duckdb'}"
+    assert main(["load", "-e", url, "-s", "0.01", "-o", str(tmp_path / "load")]) == 0
+    assert main(["o2c", "prepare", "-e", url, "--users", "10"]) == 0
+    assert main(["o2c", "run", "-e", url, "-u", "10", "--steady", "1", *FAST]) in (0, 3)
+    assert main(["power", "-e", url, "-s", "0.01", "-o", str(tmp_path / "power")]) == 0
+    capsys.readouterr()
+    assert main(["o2c", "check", "-e", url]) == ExitCode.INVALID_RUN
+    err = capsys.readouterr().err
+    assert "rows of orders outside the workload's own rows changed" in err
+    assert "orders without exactly 5 lines" not in err  # o2c's own orders are intact
+    assert main(["o2c", "cleanup", "-e", url]) == 1
+    assert "differ from before prepare" in capsys.readouterr().err
+    assert main(["o2c", "cleanup", "-e", url, "--force"]) == 0
+    assert "WARNING" in capsys.readouterr().out
+    assert main(["o2c", "check", "-e", url]) == 1  # not prepared any more
