@@ -108,6 +108,9 @@ class ProbeSummary:
     throughput: list[tuple[float, float]] = field(default_factory=list)  # (t, steps/s)
     driver_cpu_ms_per_step: float | None = None
     host_cpu_busy: float | None = None
+    #: database time of the window's steps / (work processes x window): near 1, the pool
+    #: (not necessarily the database) limits the users; raise --work-processes to see
+    pool_utilisation: float = math.nan
 
 
 def summarize(probe: O2CProbe, rt_limit: float, bucket: float = 0.0) -> ProbeSummary:
@@ -189,6 +192,7 @@ def summarize(probe: O2CProbe, rt_limit: float, bucket: float = 0.0) -> ProbeSum
         throughput=throughput_series(probe, bucket or max(1.0, round(probe.end / 60.0))),
         driver_cpu_ms_per_step=(cpu * 1000.0 / n) if cpu is not None and n else None,
         host_cpu_busy=probe.host_cpu_busy,
+        pool_utilisation=sum(dbs) / (probe.work_processes * window) if n else math.nan,
     )
 
 

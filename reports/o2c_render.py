@@ -71,7 +71,10 @@ def summary_rows(result: O2CResult, probe: ProbeSummary) -> list[tuple[str, str]
             f"{probe.think:g} s ({result.probes[0].think_dist}), 15 dialog steps/loop, "
             "5 line items/order",
         ),
-        ("Work processes (connections)", str(probe.work_processes)),
+        (
+            "Work processes (connections)",
+            f"{probe.work_processes} ({_s(probe.pool_utilisation * 100, 0)} % busy in the window)",
+        ),
         ("Steady-state window", f"{probe.window_seconds:.1f} s"),
         (
             "Average dialog response time",
