@@ -466,7 +466,6 @@ def search(
     if config.users > top:
         raise DriversError(f"the search starts at {config.users} users, above its limit {top}")
     probes: list[O2CProbe] = []
-    good, bad = 0, top + 1
 
     def probe(n: int) -> bool:
         cfg = RunConfig(**{**config.__dict__, "users": n})
@@ -479,30 +478,35 @@ def search(
             raise _Stopped()
         return ok
 
+    history: list[tuple[int, bool]] = []
     try:
-        n = config.users
-        while len(probes) < max_probes:
-            if probe(n):
-                good = n
-                if n >= top:
-                    break
-                n = min(top, n * 2)
-            else:
-                bad = n
-                break
-        while len(probes) < max_probes and bad - good > max(1, int(good * resolution)):
-            if good == 0 and bad <= 1:
-                break
-            n = (good + bad) // 2 if good else max(1, bad // 2)
-            if n in (good, bad):
-                break
-            if probe(n):
-                good = n
-            else:
-                bad = n
+        while (n := next_probe(history, config.users, top, max_probes, resolution)) is not None:
+            history.append((n, probe(n)))
     except _Stopped:
         pass
     return probes
+
+
+def next_probe(
+    history: list[tuple[int, bool]], start: int, top: int, max_probes: int, resolution: float
+) -> int | None:
+    """The user count of the next probe, or None when the search is done: ``start``, then
+    doubling while every probe passed (capped at ``top``), then bisection between the
+    largest pass and the smallest fail above it until they are within ``resolution``
+    (relative to the pass) or one user apart; never more than ``max_probes`` probes."""
+    if len(history) >= max_probes:
+        return None
+    if not history:
+        return start
+    if all(ok for _, ok in history):
+        last = history[-1][0]
+        return None if last >= top else min(top, last * 2)
+    good = max((n for n, ok in history if ok), default=0)
+    bad = min((n for n, ok in history if not ok and n > good), default=top + 1)
+    if bad - good <= max(1, int(good * resolution)):
+        return None
+    n = (good + bad) // 2
+    return None if n in (good, bad) or n < 1 else n
 
 
 class _Stopped(Exception):
