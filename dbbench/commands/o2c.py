@@ -15,6 +15,7 @@ from typing import Annotated
 
 import typer
 
+from dbbench.commands.run import _sigterm_as_interrupt
 from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.result import build_result
 from dbbench.drivers.o2c.simulator import Progress, RunConfig, run_probe, search
@@ -128,7 +129,8 @@ def run_cmd(
     eng = open_engine(engine)
     try:
         prepared = setup.require_prepared(eng)
-        probe = run_probe(eng, prepared, cfg, _progress)
+        with _sigterm_as_interrupt():  # kill or Ctrl-C: a partial result, still written
+            probe = run_probe(eng, prepared, cfg, _progress)
         result = build_result("run", eng, engine, prepared, [probe], rt_limit, cfg.__dict__)
     finally:
         eng.close()
@@ -174,16 +176,17 @@ def search_cmd(
     eng = open_engine(engine)
     try:
         prepared = setup.require_prepared(eng)
-        probes = search(
-            eng,
-            prepared,
-            cfg,
-            verdict,
-            max_users=max_users,
-            max_probes=max_probes,
-            on_probe=shown,
-            progress=_progress,
-        )
+        with _sigterm_as_interrupt():
+            probes = search(
+                eng,
+                prepared,
+                cfg,
+                verdict,
+                max_users=max_users,
+                max_probes=max_probes,
+                on_probe=shown,
+                progress=_progress,
+            )
         config = {**cfg.__dict__, "max_users": max_users, "max_probes": max_probes}
         result = build_result("search", eng, engine, prepared, probes, rt_limit, config)
     finally:

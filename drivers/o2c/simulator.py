@@ -30,6 +30,7 @@ from dbbench.drivers.o2c.setup import Prepared, UserData, begin_sql, transaction
 from dbbench.queries import o2c as q
 from dbbench.reports.model import O2CProbe, O2CSteps
 
+INTERRUPTED = "interrupted"
 #: Seconds the ramp-down waits for in-flight steps before giving up on them.
 RAMPDOWN_LIMIT = 60.0
 
@@ -236,7 +237,7 @@ class Simulator:
         try:
             asyncio.run(self._main(users, sessions, executor, probe))
         except KeyboardInterrupt:
-            self.errors.append("interrupted (Ctrl-C): the run stopped early")
+            self.errors.append(f"{INTERRUPTED} (Ctrl-C or kill): the run stopped early")
         finally:
             executor.shutdown(wait=True, cancel_futures=True)
             for s in sessions:
@@ -474,7 +475,7 @@ def search(
         probes.append(found)
         if on_probe is not None:
             on_probe(found, ok)
-        if found.status == "failed":
+        if found.status == "failed" or any(e.startswith(INTERRUPTED) for e in found.errors):
             raise _Stopped()
         return ok
 

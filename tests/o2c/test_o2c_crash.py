@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from o2c_helpers import table_digest
@@ -157,4 +158,44 @@ def test_server_gone_stops_the_run_and_keeps_measurements(pg_base_url: str) -> N
         assert any("the server went away" in e for e in probe.errors)
         assert sum(probe.steps.ok) > 50  # what was measured before is kept
         assert not summarize(probe, 1.0).passed
+        engine.close()
+
+
+def test_sigterm_keeps_the_measurements(tmp_path: Path) -> None:
+    """``kill`` (SIGTERM) stops a run like Ctrl-C: the result is written, marked partial and
+    invalid (exit 3), with every step measured so far; the database stays consistent."""
+    from dbbench.drivers.loader import load_database
+    from dbbench.reports.model import O2CResult
+
+    url = f"duckdb:///{tmp_path / 'tpch.duckdb'}"
+    engine = open_engine(url)
+    try:
+        load_database(engine, 0.01, jobs=1)
+        setup.prepare(engine, seed=1, users=20)
+    finally:
+        engine.close()
+    out = tmp_path / "run.json"
+    cmd = [sys.executable, "-m", "dbbench", "o2c", "run", "-e", url, "-u", "20",
+           "--think", "0.05", "--rampup", "0.2", "--steady", "60", "--progress", "0.5",
+           "-o", str(out)]  # fmt: skip
+    with subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    ) as proc:
+        assert proc.stderr is not None
+        for line in proc.stderr:  # progress lines: wait until the steady state is measured
+            if "steady" in line and "steps/s=0.0" not in line:
+                break
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGTERM)
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=60) == 3, rest
+    result = O2CResult.read(out)
+    (probe,) = result.probes
+    assert probe.status == "partial"
+    assert any(e.startswith("interrupted") for e in probe.errors)
+    assert sum(probe.steps.ok) > 20
+    engine = open_engine(url)
+    try:
+        assert setup.check(engine) == []
+    finally:
         engine.close()
