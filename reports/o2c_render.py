@@ -15,7 +15,7 @@ from typing import Any
 from markupsafe import escape
 
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.model import O2C_SCHEMA_NAME, O2CResult
+from dbbench.reports.model import O2C_SCHEMA_NAME, O2CProbe, O2CResult
 from dbbench.reports.o2c_charts import histogram_svg, search_svg, timeline_svg
 from dbbench.reports.o2c_metrics import (
     DISCLAIMER,
@@ -125,6 +125,33 @@ def step_rows(probe: ProbeSummary) -> list[list[str]]:
     return [_rt_row(f"step {k}", v) for k, v in probe.per_step.items()]
 
 
+def timeline_rows(raw: O2CProbe, probe: ProbeSummary, most: int = 12) -> list[list[str]]:
+    """Throughput over time in at most ``most`` rows (buckets merged), with the phase."""
+    series = probe.throughput
+    if not series:
+        return []
+    step = series[1][0] - series[0][0] if len(series) > 1 else 1.0
+    k = max(1, -(-len(series) // most))
+    rows = []
+    for i in range(0, len(series), k):
+        part = series[i : i + k]
+        t0, t1 = part[0][0], part[-1][0] + step
+        rate = sum(v for _, v in part) / len(part)
+        mid = (t0 + t1) / 2
+        phase = (
+            "ramp-up"
+            if mid < raw.window_start
+            else "steady"
+            if mid <= raw.window_end
+            else "ramp-down"
+        )
+        rows.append([f"{t0:.0f}-{t1:.0f} s", phase, f"{rate:,.1f}"])
+    return rows
+
+
+TIMELINE_HEADER = ["time", "phase", "dialog steps/s"]
+
+
 def search_rows(probes: list[ProbeSummary]) -> list[list[str]]:
     return [
         [
@@ -184,6 +211,13 @@ def render_o2c(result: O2CResult, fmt: str = "text") -> str:
         out.append("")
         out += _table(RT_HEADER, step_rows(probe), md)
         out.append("")
+        raw = next(p for p in result.probes if p.users == probe.users)
+        timeline = timeline_rows(raw, probe)
+        if timeline:
+            out.append("## Throughput over time" if md else "Throughput over time")
+            out.append("")
+            out += _table(TIMELINE_HEADER, timeline, md)
+            out.append("")
         if probe.reasons:
             out.append("Not valid: " + "; ".join(probe.reasons))
             out.append("")

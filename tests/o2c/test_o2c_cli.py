@@ -77,7 +77,7 @@ def test_run_report_search_check_cleanup(
     assert main(["report", str(out), "-f", "md"]) == 0
     md = capsys.readouterr().out
     assert "| VA01 |" in md and "| Dialog steps / hour |" in md
-    assert "NOT an SAP-certified result" in md
+    assert "NOT an SAP-certified result" in md and "## Throughput over time" in md
     assert main(["report", str(out), "-f", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["result"]["users"] == 20
     assert main(["report", str(out), "-f", "html"]) == 0
