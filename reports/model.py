@@ -259,6 +259,9 @@ class O2CProbe:
     driver_cpu_seconds: float | None = None  # the driver process's CPU during the window
     host_cpu_busy: float | None = None  # busy fraction of all host CPUs during the window
     host_cpus: int | None = None
+    #: a CSV file next to the result holding the steps, when the driver died before it
+    #: wrote them here (columns: :data:`O2C_JOURNAL_COLUMNS`, no header); read on load
+    steps_journal: str | None = None
 
 
 @dataclass
@@ -311,4 +314,33 @@ class O2CResult:
 
     @classmethod
     def read(cls, path: Path) -> O2CResult:
-        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        result = cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        for probe in result.probes:
+            if probe.steps_journal and not probe.steps.step:
+                journal = path.parent / Path(probe.steps_journal).name
+                if journal.is_file():
+                    probe.steps = _read_journal(journal)
+        return result
+
+
+O2C_JOURNAL_COLUMNS = ("step", "user", "due", "wait", "db", "ok")
+
+
+def _read_journal(path: Path) -> O2CSteps:
+    steps = O2CSteps()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        parts = line.split(",")
+        if len(parts) != len(O2C_JOURNAL_COLUMNS):
+            continue  # a line cut by the kill
+        try:
+            step, user, due, wait, db, ok = parts
+            row = (int(step), int(user), float(due), float(wait), float(db), int(ok))
+        except ValueError:
+            continue
+        steps.step.append(row[0])
+        steps.user.append(row[1])
+        steps.due.append(row[2])
+        steps.wait.append(row[3])
+        steps.db.append(row[4])
+        steps.ok.append(row[5])
+    return steps

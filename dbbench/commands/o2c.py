@@ -18,7 +18,13 @@ import typer
 from dbbench.commands.run import _sigterm_as_interrupt
 from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.result import build_result
-from dbbench.drivers.o2c.simulator import Progress, RunConfig, run_probe, search
+from dbbench.drivers.o2c.simulator import (
+    Progress,
+    RunConfig,
+    planned_probe,
+    run_probe,
+    search,
+)
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.url import redact
 from dbbench.errors import ExitCode
@@ -126,16 +132,22 @@ def run_cmd(
 ) -> None:
     """A fixed number of users: ramp-up, the measured steady state, ramp-down."""
     cfg = _config(users, think, think_dist, rampup, steady, work_processes, progress)
+    path = _out(out, "run")
+    journal = path.with_name(path.name + ".steps.csv")
     eng = open_engine(engine)
     try:
         prepared = setup.require_prepared(eng)
+        # written first: a driver killed outright leaves this file and the step journal
+        planned = planned_probe(cfg, journal.name)
+        build_result("run", eng, engine, prepared, [planned], rt_limit, cfg.__dict__).write(path)
+        journal.unlink(missing_ok=True)
         with _sigterm_as_interrupt():  # kill or Ctrl-C: a partial result, still written
-            probe = run_probe(eng, prepared, cfg, _progress)
+            probe = run_probe(eng, prepared, cfg, _progress, journal)
         result = build_result("run", eng, engine, prepared, [probe], rt_limit, cfg.__dict__)
     finally:
         eng.close()
-    path = _out(out, "run")
     result.write(path)
+    journal.unlink(missing_ok=True)  # everything is in the result now
     typer.echo(render_o2c(result, "text"))
     typer.echo(f"wrote {path}", err=True)
     if not summarize(probe, rt_limit).passed:

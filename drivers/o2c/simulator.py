@@ -31,6 +31,8 @@ from dbbench.queries import o2c as q
 from dbbench.reports.model import O2CProbe, O2CSteps
 
 INTERRUPTED = "interrupted"
+#: Seconds between appends to a run's step journal.
+JOURNAL_INTERVAL = 2.0
 #: Seconds the ramp-down waits for in-flight steps before giving up on them.
 RAMPDOWN_LIMIT = 60.0
 
@@ -110,6 +112,7 @@ class Simulator:
         prepared: Prepared,
         config: RunConfig,
         progress: Callable[[Progress], None] | None = None,
+        journal: Path | None = None,
     ) -> None:
         config.validate()
         if config.users > prepared.users:
@@ -122,6 +125,8 @@ class Simulator:
         self.prepared = prepared
         self.config = config
         self.progress = progress
+        self.journal = journal
+        self.journaled = 0
         self.begin = begin_sql(engine)
         self.rec = O2CSteps()
         self.errors: list[str] = []
@@ -272,6 +277,7 @@ class Simulator:
             for i, d in enumerate(users)
         ]
         reporter = asyncio.create_task(self._report(t0, probe, stop))
+        journaler = asyncio.create_task(self._journal(stop)) if self.journal else None
         cpu0: tuple[float, tuple[int, int] | None] | None = None
         try:
             await self._sleep_until(t0 + window_start, stop)
@@ -288,6 +294,9 @@ class Simulator:
             for t in pending:
                 t.cancel()
             reporter.cancel()
+            if journaler is not None:
+                journaler.cancel()
+            self._flush_journal()
             probe.end = loop.time() - t0
             if pending:
                 self.errors.append(f"ramp-down: {len(pending)} users did not finish their step")
@@ -297,6 +306,28 @@ class Simulator:
         if delay > 0:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=delay)
+
+    async def _journal(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            await asyncio.sleep(JOURNAL_INTERVAL)
+            self._flush_journal()
+
+    def _flush_journal(self) -> None:
+        """Append the steps recorded since the last flush (a SIGKILL loses at most
+        :data:`JOURNAL_INTERVAL` seconds of them)."""
+        if self.journal is None:
+            return
+        r, start, stop = self.rec, self.journaled, len(self.rec.step)
+        if start == stop:
+            return
+        with self.journal.open("a", encoding="utf-8") as f:
+            f.writelines(
+                f"{r.step[i]},{r.user[i]},{r.due[i]},{r.wait[i]},{r.db[i]},{r.ok[i]}\n"
+                for i in range(start, stop)
+            )
+            f.flush()
+            os.fsync(f.fileno())
+        self.journaled = stop
 
     async def _report(self, t0: float, probe: O2CProbe, stop: asyncio.Event) -> None:
         if self.progress is None:
@@ -443,8 +474,31 @@ def run_probe(
     prepared: Prepared,
     config: RunConfig,
     progress: Callable[[Progress], None] | None = None,
+    journal: Path | None = None,
 ) -> O2CProbe:
-    return Simulator(engine, prepared, config, progress).run()
+    """One probe; with ``journal``, its steps are also appended to that file (the
+    result model's :data:`~dbbench.reports.model.O2C_JOURNAL_COLUMNS`) as they complete."""
+    return Simulator(engine, prepared, config, progress, journal).run()
+
+
+def planned_probe(config: RunConfig, journal: str) -> O2CProbe:
+    """The probe as it is known before it runs, for the result file written first: if the
+    driver dies, that file and the step journal it names keep what was measured."""
+    rampup = config.rampup_seconds()
+    return O2CProbe(
+        users=config.users,
+        think=config.think,
+        think_dist=config.think_dist,
+        work_processes=config.pool_size(),
+        rampup=rampup,
+        start=time.time(),
+        window_start=rampup + config.think,
+        window_end=rampup + config.think + config.steady,
+        end=0.0,
+        status="partial",
+        errors=["the driver stopped before writing its result (killed?): steps from the journal"],
+        steps_journal=journal,
+    )
 
 
 def search(

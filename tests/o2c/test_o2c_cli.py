@@ -124,7 +124,8 @@ def test_tpch_power_run_after_o2c(tmp_path: Path, capsys: pytest.CaptureFixture[
     url = f"duckdb:///{tmp_path / 'tpch.duckdb'}"
     assert main(["load", "-e", url, "-s", "0.01", "-o", str(tmp_path / "load")]) == 0
     assert main(["o2c", "prepare", "-e", url, "--users", "10"]) == 0
-    assert main(["o2c", "run", "-e", url, "-u", "10", "--steady", "1", *FAST]) in (0, 3)
+    run = ["o2c", "run", "-e", url, "-u", "10", "--steady", "1", *FAST]
+    assert main([*run, "-o", str(tmp_path / "run.json")]) in (0, 3)
     assert main(["power", "-e", url, "-s", "0.01", "-o", str(tmp_path / "power")]) == 0
     capsys.readouterr()
     assert main(["o2c", "check", "-e", url]) == ExitCode.INVALID_RUN

@@ -66,7 +66,9 @@ def _wait_for(url: str, sql: str, at_least: int, proc: subprocess.Popen[bytes]) 
 
 
 @pytest.mark.parametrize("tpch_url", CRASH_ENGINES, indirect=True)
-def test_killed_connections_and_sigkill_leave_a_consistent_database(tpch_url: str) -> None:
+def test_killed_connections_and_sigkill_leave_a_consistent_database(
+    tpch_url: str, tmp_path: Path
+) -> None:
     before = table_digest(tpch_url)
     engine = open_engine(tpch_url)
     try:
@@ -93,6 +95,8 @@ def test_killed_connections_and_sigkill_leave_a_consistent_database(tpch_url: st
         "120",
         "--progress",
         "600",
+        "-o",
+        str(tmp_path / "run.json"),
     ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
@@ -109,6 +113,13 @@ def test_killed_connections_and_sigkill_leave_a_consistent_database(tpch_url: st
         if proc.stderr:
             proc.stderr.close()
     assert proc.returncode == -signal.SIGKILL
+    # what was measured survives the kill: the result written first plus the step journal
+    from dbbench.reports.model import O2CResult
+    from dbbench.reports.o2c_metrics import summarize
+
+    (probe,) = O2CResult.read(tmp_path / "run.json").probes
+    assert probe.status == "partial" and sum(probe.steps.ok) > 100
+    assert not summarize(probe, 1.0).passed
     engine = open_engine(tpch_url)
     try:
         stages = _count(
