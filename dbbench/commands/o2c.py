@@ -21,8 +21,8 @@ from dbbench.drivers.o2c.result import build_result
 from dbbench.drivers.o2c.simulator import (
     Progress,
     RunConfig,
+    Simulator,
     planned_probe,
-    run_probe,
     search,
 )
 from dbbench.drivers.registry import open_engine
@@ -137,12 +137,13 @@ def run_cmd(
     eng = open_engine(engine)
     try:
         prepared = setup.require_prepared(eng)
+        sim = Simulator(eng, prepared, cfg, _progress, journal)  # checks before any file
         # written first: a driver killed outright leaves this file and the step journal
         planned = planned_probe(cfg, journal.name)
         build_result("run", eng, engine, prepared, [planned], rt_limit, cfg.__dict__).write(path)
         journal.unlink(missing_ok=True)
         with _sigterm_as_interrupt():  # kill or Ctrl-C: a partial result, still written
-            probe = run_probe(eng, prepared, cfg, _progress, journal)
+            probe = sim.run()
         result = build_result("run", eng, engine, prepared, [probe], rt_limit, cfg.__dict__)
     finally:
         eng.close()

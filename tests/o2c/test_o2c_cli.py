@@ -18,6 +18,11 @@ from dbbench.reports.o2c_metrics import summarize
 FAST = ["--think", "0.05", "--rampup", "0.3", "--progress", "0.5"]
 
 
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_cwd: Path) -> None:
+    """A command without ``-o`` writes its result into the current directory."""
+
+
 @pytest.fixture(scope="module")
 def duckdb_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     path = tmp_path_factory.mktemp("o2c_cli") / "tpch.duckdb"
@@ -55,6 +60,7 @@ def test_bad_input(tmp_path: Path, duckdb_url: str, capsys: pytest.CaptureFixtur
     _one_line_error(capsys, "already prepared for o2c with seed 1")
     assert main(["o2c", "run", "-e", duckdb_url, "-u", "41", *FAST]) == 1
     _one_line_error(capsys, "prepared for 40")
+    assert not list(Path.cwd().glob("o2c-run-*")), "a refused run wrote a result"
     assert main(["o2c", "cleanup", "-e", duckdb_url]) == 0
 
 
