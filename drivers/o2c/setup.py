@@ -333,7 +333,6 @@ def check(engine: Engine) -> list[str]:
     """The business invariants; returns one line per violated rule (empty: consistent)."""
     p = require_prepared(engine)
     b = p.key_base
-    u, st = q.STAGE_ORDERED, q  # short names for the rules below
     rules = {
         "orders without exactly 5 lines": (
             f"SELECT COUNT(*) FROM orders o WHERE o.o_orderkey >= {b} AND (SELECT COUNT(*) "
@@ -361,15 +360,15 @@ def check(engine: Engine) -> list[str]:
             "SUM(CASE WHEN l_returnflag = 'A' THEN 1 ELSE 0 END) AS a "
             f"FROM orders JOIN lineitem ON l_orderkey = o_orderkey WHERE o_orderkey >= {b} "
             "GROUP BY o_orderkey, o_shippriority, o_orderstatus) t WHERE NOT ("
-            f"(st IN ({u}, {st.STAGE_DELIVERY}) AND os = 'O' AND f = 0 AND a = 0) OR "
-            f"(st = {st.STAGE_ISSUED} AND os = 'F' AND f = 5 AND a = 0) OR "
-            f"(st = {st.STAGE_BILLED} AND os = 'F' AND f = 5 AND a = 5))"
+            f"(st IN ({q.STAGE_ORDERED}, {q.STAGE_DELIVERY}) AND os = 'O' AND f = 0 AND a = 0) OR "
+            f"(st = {q.STAGE_ISSUED} AND os = 'F' AND f = 5 AND a = 0) OR "
+            f"(st = {q.STAGE_BILLED} AND os = 'F' AND f = 5 AND a = 5))"
         ),
         "billed orders whose total is not the sum of their lines": (
             "SELECT COUNT(*) FROM (SELECT o_orderkey, o_totalprice AS t, "
             "SUM(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS s FROM orders "
             f"JOIN lineitem ON l_orderkey = o_orderkey WHERE o_orderkey >= {b} "
-            f"AND o_shippriority = {st.STAGE_BILLED} GROUP BY o_orderkey, o_totalprice) x "
+            f"AND o_shippriority = {q.STAGE_BILLED} GROUP BY o_orderkey, o_totalprice) x "
             "WHERE ABS(t - s) > 0.03"
         ),
         "stock changes that are not the quantities issued plus replenishments": (
@@ -388,7 +387,7 @@ def check(engine: Engine) -> list[str]:
             f"SELECT COUNT(*) FROM {q.SNAP_CUSTOMER} s "
             "JOIN customer c ON c.c_custkey = s.c_custkey "
             "LEFT JOIN (SELECT o_custkey, SUM(o_totalprice) AS t FROM orders "
-            f"WHERE o_orderkey >= {b} AND o_shippriority = {st.STAGE_BILLED} GROUP BY o_custkey) i "
+            f"WHERE o_orderkey >= {b} AND o_shippriority = {q.STAGE_BILLED} GROUP BY o_custkey) i "
             "ON i.o_custkey = s.c_custkey "
             # a cent is exact in DECIMAL; SQLite keeps DECIMAL as REAL, hence the half cent
             "WHERE ABS(c.c_acctbal - (s.c_acctbal - COALESCE(i.t, 0))) > 0.005"
