@@ -104,6 +104,11 @@ def test_killed_connections_and_sigkill_leave_a_consistent_database(
         assert _kill_connections(tpch_url) > 0
         done = _count(tpch_url, billed)
         _wait_for(tpch_url, billed, done + 10, proc)  # the run replaced its connections
+        journal = tmp_path / "run.json.steps.csv"  # appended every 2 s: wait for a flush
+        deadline = time.monotonic() + 30
+        while not (journal.is_file() and journal.stat().st_size > 0):
+            assert time.monotonic() < deadline, "no step journal"
+            time.sleep(0.2)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     finally:
@@ -118,7 +123,7 @@ def test_killed_connections_and_sigkill_leave_a_consistent_database(
     from dbbench.reports.o2c_metrics import summarize
 
     (probe,) = O2CResult.read(tmp_path / "run.json").probes
-    assert probe.status == "partial" and sum(probe.steps.ok) > 100
+    assert probe.status == "partial" and sum(probe.steps.ok) > 20
     assert not summarize(probe, 1.0).passed
     engine = open_engine(tpch_url)
     try:
