@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.o2c.setup import Prepared
-from dbbench.drivers.sysinfo import engine_info, kit_version, system_info
-from dbbench.reports.model import O2CProbe, O2CResult
+from dbbench.drivers.sysinfo import engine_info, system_info
+from dbbench.reports.model import O2CProbe, O2CResult, kit_version
 
 
 def build_result(
