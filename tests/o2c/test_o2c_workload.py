@@ -13,7 +13,7 @@ from dbbench.reports.o2c_metrics import summarize
 
 #: Users per engine: a few hundred on the servers; embedded DuckDB runs its queries in this
 #: process (and the GIL), so it gets fewer to keep loops completing within seconds.
-USERS = {"duckdb": 20, "postgresql": 200, "mariadb": 200, "sqlite": 100}
+USERS = {"duckdb": 20, "postgresql": 200, "mariadb": 100, "sqlite": 100}
 
 
 @pytest.mark.parametrize("tpch_url", ENGINES, indirect=True)
@@ -25,7 +25,7 @@ def test_prepare_run_check_cleanup(tpch_url: str) -> None:
     engine = open_engine(tpch_url)
     try:
         prepared = setup.prepare(engine, seed=3, users=users)
-        cfg = RunConfig(users=users, think=0.2, rampup=1.0, steady=5.0, work_processes=8)
+        cfg = RunConfig(users=users, think=0.2, rampup=1.0, steady=6.0, work_processes=8)
         probe = run_probe(engine, prepared, cfg)
         summary = summarize(probe, rt_limit=1.0)
         assert probe.status == "complete", probe.errors
