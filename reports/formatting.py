@@ -77,7 +77,18 @@ def ratio(value: float | None) -> str:
     return NA if value is None else f"{value:.2f}x"
 
 
+def ms(seconds: float | None) -> str:
+    """A measured interval in milliseconds (full resolution, not the spec's rounding)."""
+    return NA if seconds is None else f"{seconds * 1000:,.1f}"
+
+
+def pct(value: float | None) -> str:
+    return NA if value is None else f"{value:.2f} %"
+
+
 FILTERS = {
+    "ms": ms,
+    "pct": pct,
     "opt": opt,
     "ratio": ratio,
     "num1": num1,

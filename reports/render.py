@@ -24,6 +24,7 @@ from dbbench.reports.chart import render_svg
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.render_studies import study_sections, text_lines
 from dbbench.reports.summary import Report, build_report
 
 Format = Literal["text", "md", "html", "json"]
@@ -59,7 +60,13 @@ def chart_svg(run: RunSummary) -> str:
 
 
 def _context(report: Report) -> dict[str, Any]:
-    return {"r": report, "h": report.headline, "res": report.result, "columns": COLUMNS}
+    return {
+        "r": report,
+        "h": report.headline,
+        "res": report.result,
+        "columns": COLUMNS,
+        **study_sections(report.result),
+    }
 
 
 def render_markdown(report: Report) -> str:
@@ -166,6 +173,8 @@ def render_text(report: Report, color: bool = False, width: int = 100) -> str:
         console.print(f"non-compliant: {reason}", markup=False)
     for note in report.notes:
         console.print(f"note: {note}", markup=False)
+    for line in text_lines(report.result):
+        console.print(line, markup=False)
     console.print(report.disclosure, markup=False)
     return buffer.getvalue()
 

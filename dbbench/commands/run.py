@@ -67,6 +67,10 @@ Runs = Annotated[int, typer.Option("--runs", help="Performance runs (the spec re
 CostSheetOpt = Annotated[
     Path | None, typer.Option("--cost-sheet", help="TOML cost sheet for $/QphH.")
 ]
+TelemetryOpt = Annotated[
+    float,
+    typer.Option("--telemetry-interval", help="Seconds between resource samples; 0: off."),
+]
 Reload = Annotated[bool, typer.Option("--reload", help="Load even if the database is loaded.")]
 
 
@@ -194,6 +198,7 @@ def _options(
     timeout: float | None,
     runs: int = 2,
     jobs: int | None = None,
+    telemetry: float = 1.0,
 ) -> RunOptions:
     value = parse_sf(sf)
     return RunOptions(
@@ -203,6 +208,7 @@ def _options(
         seed=seed,
         query_timeout=timeout,
         jobs=jobs,
+        telemetry_interval=telemetry if telemetry != 0 else None,
     )
 
 
@@ -218,9 +224,12 @@ def run(
     cost_sheet: CostSheetOpt = None,
     reload: Reload = False,
     jobs: Jobs = None,
+    telemetry_interval: TelemetryOpt = 1.0,
 ) -> None:
     """The whole benchmark: load test, then each run's power and throughput tests."""
-    options = _options(scale_factor, streams, seed, query_timeout, runs, jobs)
+    options = _options(
+        scale_factor, streams, seed, query_timeout, runs, jobs, telemetry=telemetry_interval
+    )
 
     def steps(bench: Benchmark) -> None:
         bench.load(reload=reload)

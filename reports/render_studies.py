@@ -1,0 +1,37 @@
+"""The study sections of a run's report: latency distributions and resource telemetry.
+
+Kept apart from :mod:`reports.render` so the report templates only include two fragments
+(``studies.html.j2``, ``studies.md.j2``) fed by :func:`study_sections`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dbbench.reports.latency import distributions, render_boxplot
+from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.telemetry import render_timeseries, summarise
+
+
+def study_sections(result: BenchmarkResult) -> dict[str, Any]:
+    """Template variables ``lat``/``lat_svg`` and ``tel``/``tel_svg`` (empty when absent)."""
+    lat = distributions(result)
+    return {
+        "lat": lat,
+        "lat_svg": render_boxplot(lat, "per-query latency distribution"),
+        "tel": summarise(result),
+        "tel_svg": render_timeseries(result),
+    }
+
+
+def text_lines(result: BenchmarkResult) -> list[str]:
+    """What the terminal summary adds: the telemetry headline (or why there is none)."""
+    tel = summarise(result)
+    if tel is None:
+        return []
+    lines = []
+    if tel.headline:
+        lines.append(f"resources: {tel.headline}")
+    if tel.note:
+        lines.append(f"resources: {tel.note}")
+    return lines
