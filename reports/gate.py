@@ -11,8 +11,8 @@ every run and stream. A query regressed when all of these hold:
 A query that failed in the candidate but not in the baseline, or that the candidate lacks,
 is a regression too. The refresh functions are left out unless asked for: they change the
 database, so their times depend on its state (how many update sets it has absorbed), and a
-re-run of the same build does not reproduce them. Results that cannot mean the same thing (another scale factor, query
-version or kit version) are refused unless forced.
+re-run of the same build does not reproduce them. Results that cannot mean the same thing
+(another scale factor, query version or kit version) are refused unless forced.
 """
 
 from __future__ import annotations
