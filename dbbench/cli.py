@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "engines",
     "report",
     "gate",
+    "suite",
 )
 
 app = typer.Typer(
