@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "report",
     "gate",
     "suite",
+    "scale",
 )
 
 app = typer.Typer(

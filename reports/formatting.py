@@ -86,7 +86,13 @@ def pct(value: float | None) -> str:
     return NA if value is None else f"{value:.2f} %"
 
 
+def pct100(value: float | None) -> str:
+    """A fraction (0.87) as a whole percentage (87 %)."""
+    return NA if value is None else f"{value * 100:.0f} %"
+
+
 FILTERS = {
+    "pct100": pct100,
     "ms": ms,
     "pct": pct,
     "opt": opt,
