@@ -169,6 +169,13 @@ def scaling_svg(study: ScaleStudy) -> str:
         f'<line x1="{x(0):.1f}" y1="{y(0):.1f}" x2="{x(max_n):.1f}" y2="{y(ideal_top):.1f}" '
         'class="gm"><title>ideal: linear scaling</title></line>',
     ]
+    step = 1 if top_value <= 8 else 2 if top_value <= 16 else 5
+    for tick in range(step, int(top_value) + 1, step):
+        out.append(
+            f'<line x1="{x(0):.1f}" x2="{x(max_n):.1f}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" '
+            f'class="grid"/><text x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end" '
+            f'class="tick">{tick}x</text>'
+        )
     for r in study.rows:
         out.append(
             f'<text x="{x(r.streams):.1f}" y="{height - bottom + 16}" text-anchor="middle" '
@@ -184,8 +191,6 @@ def scaling_svg(study: ScaleStudy) -> str:
             f"<title>{escape(f'{n} streams: {v:.2f}x')}</title></circle>"
         )
     out.append(
-        f'<text x="{left - 6}" y="{y(top_value) + 10:.1f}" text-anchor="end" class="tick">'
-        f"{top_value:.1f}x</text>"
         f'<text x="{x(max_n / 2):.1f}" y="{height - 6}" text-anchor="middle" class="tick">'
         "query streams</text></svg>"
     )
