@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import dbbench
 from private_databases import fresh_postgres
 from results_factory import result_with
+from studies_helpers import dbbench
 
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.gate import gate

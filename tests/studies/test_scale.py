@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import dbbench
+from studies_helpers import dbbench
 
 from dbbench.commands.scale import stream_series
 from dbbench.errors import DbbenchError

@@ -7,8 +7,8 @@ import socket
 from pathlib import Path
 
 import pytest
-from conftest import dbbench
 from private_databases import fresh_postgres
+from studies_helpers import dbbench
 
 from dbbench.commands.suite_file import SuiteFileError, load_suite
 from dbbench.reports.suite_report import SuiteIndex

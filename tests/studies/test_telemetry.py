@@ -6,7 +6,7 @@ import os
 import time
 from pathlib import Path
 
-from conftest import dbbench
+from studies_helpers import dbbench
 
 from dbbench.drivers.telemetry import Sampler, engine_scope
 from dbbench.reports.loading import load_result
