@@ -28,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "gate",
     "suite",
     "scale",
+    "preflight",
 )
 
 app = typer.Typer(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dbbench.reports.fairness import preflight_result
 from dbbench.reports.latency import distributions, render_boxplot
 from dbbench.reports.model import BenchmarkResult
 from dbbench.reports.telemetry import render_timeseries, summarise
@@ -21,15 +22,16 @@ def study_sections(result: BenchmarkResult) -> dict[str, Any]:
         "lat_svg": render_boxplot(lat, "per-query latency distribution"),
         "tel": summarise(result),
         "tel_svg": render_timeseries(result),
+        "fair": preflight_result(result),
     }
 
 
 def text_lines(result: BenchmarkResult) -> list[str]:
     """What the terminal summary adds: the telemetry headline (or why there is none)."""
+    lines = [f"configuration: {line}" for line in preflight_result(result)]
     tel = summarise(result)
     if tel is None:
-        return []
-    lines = []
+        return lines
     if tel.headline:
         lines.append(f"resources: {tel.headline}")
     if tel.note:

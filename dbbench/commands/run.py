@@ -163,6 +163,7 @@ def execute(
     progress = Progress()
     try:
         bench = Benchmark(db, url, options, out_dir, command=command, progress=progress)
+        warn_unfair(bench.result)
         with _sigterm_as_interrupt(), show_progress(progress, sys.stderr):
             try:
                 bench.execute(steps)
@@ -189,6 +190,13 @@ def _write_reports_quietly(bench: Benchmark, cost_sheet: CostSheet | None) -> No
     # a partial result may not be reportable; the result file is there either way
     with contextlib.suppress(Exception):
         _write_reports(bench.result, bench.out_dir, cost_sheet)
+
+
+def warn_unfair(result: BenchmarkResult) -> None:
+    # imported here: the preflight command module imports this one
+    from dbbench.commands.preflight import warn_unfair as warn
+
+    warn(result)
 
 
 def _options(

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from dbbench.commands.preflight import warn_unfair
 from dbbench.commands.run import DUCKDB_FILE
 from dbbench.commands.run_progress import show_progress
 from dbbench.drivers.errors import DriversError
@@ -60,6 +61,7 @@ def run_benchmark(
     try:
         progress = Progress()
         bench = Benchmark(db, url, options, out_dir, command=command, progress=progress)
+        warn_unfair(bench.result)
         with show_progress(progress, sys.stderr):
             try:
                 bench.execute(steps)

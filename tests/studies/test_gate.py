@@ -70,7 +70,7 @@ def test_results_that_cannot_compare_are_refused_unless_forced() -> None:
 
 def _run(url: str, out: Path) -> Path:
     code = dbbench(
-        "run", "-e", url, "-s", "0.01", "-S", "1", "--runs", "2", "--seed", "3",
+        "run", "-e", url, "-s", "0.01", "-S", "2", "--runs", "1", "--seed", "3",
         "--telemetry-interval", "0.5", "-o", str(out),
     )  # fmt: skip
     assert code == 0
@@ -98,7 +98,7 @@ def test_gate_catches_a_bad_setting_on_postgresql_and_passes_a_rerun(
     regressed = [c["column"] for c in doc["changes"] if c["verdict"] == "regressed"]
     assert doc["passed"] is False and len(regressed) >= 5, doc["geomean_ratio"]
     assert doc["geomean_ratio"] > 2
-    assert all(c["candidate"]["n"] == 4 for c in doc["changes"] if c["column"].startswith("Q"))
+    assert all(c["candidate"]["n"] == 3 for c in doc["changes"] if c["column"].startswith("Q"))
 
 
 def test_gate_command_refuses_another_scale_factor(
