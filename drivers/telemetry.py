@@ -13,8 +13,10 @@ import contextlib
 import copy
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
+from dbbench.drivers.engine import Engine, Session
 from dbbench.drivers.url import parse_url
 from dbbench.reports.model import Telemetry
 
@@ -34,6 +36,54 @@ def engine_scope(url: str) -> str:
     except Exception:
         return "host"  # an unparsable URL never reaches a run; no reason to stop here
     return "host" if host in _LOOPBACK else "client"
+
+
+@dataclass
+class EngineProbe:
+    """The engine's own counters, read on a session of the sampler's own: one cheap query.
+
+    Columns named in ``cumulative`` are ever-growing counters, stored as rates per second;
+    the others are levels (bytes in use), stored as read.
+    """
+
+    engine: Engine
+    sql: str
+    cumulative: frozenset[str] = frozenset()
+    _session: Session | None = None
+    _last: dict[str, float] = field(default_factory=dict)
+
+    def read(self) -> dict[str, float]:
+        if self._session is None:
+            self._session = self.engine.session()
+        out = self._session.query(self.sql)
+        return {c: float(v or 0) for c, v in zip(out.columns, out.rows[0], strict=True)}
+
+    def close(self) -> None:
+        if self._session is not None:
+            with contextlib.suppress(Exception):
+                self._session.close()
+            self._session = None
+
+
+_PG_COUNTERS = (
+    "SELECT blks_read, blks_hit, tup_returned, tup_fetched, tup_inserted, tup_deleted, "
+    "temp_bytes, xact_commit FROM pg_stat_database WHERE datname = current_database()"
+)
+_DUCKDB_MEMORY = (
+    "SELECT coalesce(sum(memory_usage_bytes), 0) AS memory_bytes, "
+    "coalesce(sum(temporary_storage_bytes), 0) AS temp_bytes FROM duckdb_memory()"
+)
+
+
+def engine_probe(engine: Engine) -> EngineProbe | None:
+    """The counters an engine exposes cheaply: PostgreSQL's pg_stat_database, DuckDB's
+    memory; None for the others."""
+    if engine.name == "postgresql":
+        names = _PG_COUNTERS.removeprefix("SELECT ").split(" FROM ")[0].split(", ")
+        return EngineProbe(engine, _PG_COUNTERS, frozenset(names))
+    if engine.name == "duckdb":
+        return EngineProbe(engine, _DUCKDB_MEMORY)
+    return None
 
 
 class _Counters:
@@ -80,7 +130,12 @@ def _rate(new: Any, old: Any, name: str, seconds: float) -> float:
 class Sampler:
     """Samples the machine every ``interval`` seconds on a daemon thread until stopped."""
 
-    def __init__(self, interval: float = DEFAULT_INTERVAL, scope: str = "host") -> None:
+    def __init__(
+        self,
+        interval: float = DEFAULT_INTERVAL,
+        scope: str = "host",
+        probe: EngineProbe | None = None,
+    ) -> None:
         if interval <= 0:
             raise ValueError(f"telemetry interval must be positive, not {interval}")
         self.data = Telemetry(interval=interval, scope="client" if scope == "client" else "host")
@@ -88,6 +143,9 @@ class Sampler:
             self.data.note = (
                 "the database runs on another host: the samples cover dbbench's client only"
             )
+        self.probe = probe
+        self._first: _Counters | None = None
+        self._spent = 0.0
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -106,6 +164,10 @@ class Sampler:
     def start(self) -> Sampler:
         if not self.available or self._thread is not None:
             return self
+        begin = time.thread_time()
+        self._first = _Counters()  # here, not on the thread: the first span starts now
+        self._spent = time.thread_time() - begin
+        self.data.t_start = round(self._first.t, 3)
         self._thread = threading.Thread(target=self._loop, name="dbbench-telemetry", daemon=True)
         self._thread.start()
         return self
@@ -129,10 +191,12 @@ class Sampler:
         self.stop()
 
     def _loop(self) -> None:
-        spent = 0.0
+        spent = self._spent
         try:
             begin = time.thread_time()
-            previous = _Counters()
+            assert self._first is not None
+            previous = self._first
+            engine_before = self._probe(None, 0.0)
             spent += time.thread_time() - begin
             stopping = False
             while not stopping:
@@ -140,6 +204,7 @@ class Sampler:
                 begin = time.thread_time()
                 current = _Counters()
                 self._append(previous, current)
+                engine_before = self._probe(engine_before, current.mono - previous.mono)
                 previous = current
                 spent += time.thread_time() - begin
                 with self._lock:
@@ -147,6 +212,34 @@ class Sampler:
         except Exception as exc:  # telemetry must never stop a benchmark
             with self._lock, contextlib.suppress(Exception):
                 self.data.note = f"sampling stopped early: {type(exc).__name__}: {exc}"
+        finally:
+            if self.probe is not None:
+                self.probe.close()
+
+    def _probe(self, before: dict[str, float] | None, seconds: float) -> dict[str, float] | None:
+        """Read the engine's counters and append them (rates for cumulative ones); on the
+        first failure probing stops for good, with the reason in ``note``."""
+        probe = self.probe
+        if probe is None:
+            return None
+        try:
+            now = probe.read()
+        except Exception as exc:
+            probe.close()
+            self.probe = None
+            with self._lock:
+                text = " ".join(str(exc).split())[:200]
+                self.data.note = f"engine counters stopped: {type(exc).__name__}: {text}"
+            return None
+        if before is None:
+            return now  # the first reading: the base of the first rates
+        with self._lock:
+            for name, value in now.items():
+                if name in probe.cumulative:
+                    rate = max(value - before.get(name, value), 0.0) / seconds if seconds else 0.0
+                    value = round(rate, 1)
+                self.data.engine.setdefault(name, []).append(value)
+        return now
 
     def _append(self, old: _Counters, new: _Counters) -> None:
         seconds = new.mono - old.mono

@@ -135,6 +135,7 @@ class Telemetry:
     cores: int | None = None
     note: str = ""  # why telemetry is missing or partial
     overhead_seconds: float = 0.0  # CPU time the sampler itself used
+    t_start: float = 0.0  # epoch seconds of the first reading: sample 0 covers t_start..t[0]
     t: list[float] = field(default_factory=list)  # epoch seconds
     cpu_user: list[float] = field(default_factory=list)
     cpu_system: list[float] = field(default_factory=list)

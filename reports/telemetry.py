@@ -35,6 +35,7 @@ class PhaseUsage:
     read_iops: float | None = None
     write_iops: float | None = None
     net_mbps: float | None = None  # sent + received
+    engine: dict[str, float] = field(default_factory=dict)  # the engine's counters, averaged
 
     @property
     def short(self) -> bool:
@@ -52,6 +53,7 @@ class TelemetrySummary:
     overhead_percent: float | None  # sampler CPU time / wall time of the sampling, one core
     phases: list[PhaseUsage] = field(default_factory=list)
     headline: str = ""
+    engine_counters: list[str] = field(default_factory=list)
 
 
 def phase_windows(result: BenchmarkResult) -> list[tuple[str, float, float]]:
@@ -72,7 +74,8 @@ def phase_windows(result: BenchmarkResult) -> list[tuple[str, float, float]]:
 def _spans(tel: Telemetry) -> list[tuple[float, float]]:
     spans = []
     for i, t in enumerate(tel.t):
-        begin = tel.t[i - 1] if i > 0 else t - tel.interval
+        first = tel.t_start if 0 < tel.t_start < t else t - tel.interval
+        begin = tel.t[i - 1] if i > 0 else first
         spans.append((begin, t))
     return spans
 
@@ -114,6 +117,11 @@ def usage(tel: Telemetry, label: str, start: float, end: float) -> PhaseUsage:
     net = [s + r for s, r in zip(tel.net_sent_bps, tel.net_recv_bps, strict=False)]
     value = avg(net)
     out.net_mbps = None if value is None else value / MB
+    for name, series in tel.engine.items():
+        if len(series) == len(weights):  # probing stopped early: no per-phase figure
+            engine_value = avg(series)
+            if engine_value is not None:
+                out.engine[name] = engine_value
     return out
 
 
@@ -122,7 +130,7 @@ def summarise(result: BenchmarkResult) -> TelemetrySummary | None:
     tel = result.telemetry
     if tel is None:
         return None
-    wall = (tel.t[-1] - tel.t[0] + tel.interval) if tel.t else 0.0
+    wall = (tel.t[-1] - _spans(tel)[0][0]) if tel.t else 0.0
     summary = TelemetrySummary(
         scope=tel.scope,
         note=tel.note,
@@ -135,7 +143,8 @@ def summarise(result: BenchmarkResult) -> TelemetrySummary | None:
         return summary
     windows = phase_windows(result)
     summary.phases = [usage(tel, *w) for w in windows]
-    summary.phases.append(usage(tel, "whole benchmark", tel.t[0] - tel.interval, tel.t[-1]))
+    summary.phases.append(usage(tel, "whole benchmark", _spans(tel)[0][0], tel.t[-1]))
+    summary.engine_counters = sorted({k for p in summary.phases for k in p.engine})
     busiest = [p for p in summary.phases if "throughput" in p.phase and p.cpu_busy is not None]
     if busiest:
         p = busiest[-1]
@@ -190,7 +199,7 @@ def render_timeseries(result: BenchmarkResult) -> str:
     tel = result.telemetry
     if tel is None or len(tel.t) < 1:
         return ""
-    t0 = tel.t[0] - tel.interval
+    t0 = _spans(tel)[0][0]
     span = max(tel.t[-1] - t0, 1e-9)
 
     def x(t: float) -> float:

@@ -23,7 +23,7 @@ from dbbench.drivers.sequencer.phases import power_test, throughput_test
 from dbbench.drivers.sequencer.progress import Progress
 from dbbench.drivers.sequencer.refresh import UpdateSets
 from dbbench.drivers.sysinfo import engine_info, kit_version, system_info
-from dbbench.drivers.telemetry import Sampler, engine_scope
+from dbbench.drivers.telemetry import Sampler, engine_probe, engine_scope
 from dbbench.drivers.url import redact
 from dbbench.queries.params import seed_from_time
 from dbbench.reports.model import BenchmarkResult, Compliance, RunResult
@@ -54,7 +54,9 @@ class Benchmark:
         self.notes: list[str] = []  # compliance reasons found on the way (a reused database)
         self.seed_time = time.time()
         interval = options.telemetry_interval
-        self.sampler = Sampler(interval, engine_scope(url)) if interval else None
+        self.sampler = (
+            Sampler(interval, engine_scope(url), engine_probe(engine)) if interval else None
+        )
         self.result = BenchmarkResult(
             scale_factor=options.sf,
             streams=options.streams,

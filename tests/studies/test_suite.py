@@ -11,7 +11,9 @@ from private_databases import fresh_postgres
 from studies_helpers import dbbench
 
 from dbbench.commands.suite_file import SuiteFileError, load_suite
+from dbbench.reports.loading import load_result
 from dbbench.reports.suite_report import SuiteIndex
+from dbbench.reports.telemetry import summarise
 
 
 def _closed_port() -> int:
@@ -69,6 +71,14 @@ url = "postgresql://postgres@127.0.0.1:{_closed_port()}/nothing"
             for d in ("duck-sf0.01", "pg-sf0.01")
         ]
         assert seeds[0] == seeds[1] == {"0": 5, "1": 6}  # the same parameters for every engine
+        # the engines' own counters rode along with the machine's samples
+        pg_tel = summarise(load_result(out / "pg-sf0.01"))
+        assert pg_tel is not None and "engine counters" not in pg_tel.note
+        pg_power = next(p for p in pg_tel.phases if p.phase == "run 1 power")
+        assert pg_power.engine["tup_returned"] > 0 and pg_power.engine["xact_commit"] > 0
+        duck_tel = load_result(out / "duck-sf0.01").telemetry
+        assert duck_tel is not None and max(duck_tel.engine["memory_bytes"]) > 0
+        assert len(duck_tel.engine["memory_bytes"]) == len(duck_tel.t)
         doc = json.loads((out / "comparison.json").read_text())[0]
         assert doc["baseline"] == "duck" and doc["scale_factor"] == 0.01
         labels = [e["label"] for e in doc["entries"]]

@@ -54,7 +54,7 @@ def test_every_run_stores_telemetry_aligned_with_its_phases(duckdb_run: Path) ->
     assert tel is not None and tel.source == "psutil" and tel.interval == 0.2
     assert result.config["telemetry_interval"] == 0.2
     assert result.load is not None and result.runs
-    assert tel.t[0] - tel.interval <= result.load.start
+    assert tel.t_start <= result.load.start < tel.t[0] + tel.interval
     assert tel.t[-1] >= (result.runs[-1].throughput_end or 0)
     summary = summarise(result)
     assert summary is not None
@@ -64,7 +64,9 @@ def test_every_run_stores_telemetry_aligned_with_its_phases(duckdb_run: Path) ->
         assert (phases[name].cpu_busy or 0) > 0, f"no CPU use seen during {name}"
     assert phases["load"].write_mbps is not None and phases["load"].write_mbps > 0
     assert summary.headline.startswith("CPU ")
-    assert summary.overhead_percent is not None and summary.overhead_percent < 1.0
+    # the cost is per sample: at the default 1 s interval it must stay under 1 % of a core
+    assert summary.overhead_percent is not None
+    assert summary.overhead_percent * tel.interval / 1.0 < 1.0
 
 
 def test_reports_show_telemetry_and_latency(duckdb_run: Path) -> None:
