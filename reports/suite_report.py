@@ -19,6 +19,7 @@ from markupsafe import escape
 
 from dbbench.reports.analysis import COLUMNS
 from dbbench.reports.compare import build_landscape, row_from_report
+from dbbench.reports.costsheet import load_cost_sheet
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.latency import distributions
 from dbbench.reports.loading import load_result
@@ -44,6 +45,7 @@ class EntryRecord:
     message: str = ""  # why it failed or is invalid
     started: float | None = None
     finished: float | None = None
+    cost_sheet: str = ""  # the entry's cost sheet (as the suite file names it, resolved)
 
 
 @dataclass
@@ -83,6 +85,7 @@ class EntryView:
     result: BenchmarkResult | None = None
     database: str = ""
     qphh: float | None = None
+    price_performance: str = ""  # $/QphH with its currency, when the entry has a cost sheet
     power: float | None = None
     throughput: float | None = None
     load_seconds: float | None = None
@@ -121,8 +124,17 @@ def _view(out_dir: Path, record: EntryRecord, label: str) -> EntryView:
     except ReportsError as exc:
         record.message = record.message or str(exc)
         return view
-    report = build_report(result)
+    sheet = None
+    if record.cost_sheet:
+        try:
+            sheet = load_cost_sheet(Path(record.cost_sheet))
+        except ReportsError as exc:
+            record.message = record.message or f"cost sheet: {exc}"
+    report = build_report(result, sheet)
     view.result = result
+    h = report.headline
+    if h.price_performance is not None:
+        view.price_performance = f"{h.price_performance:,.2f} {h.currency}".strip()
     view.database = report.headline.database
     view.qphh, view.power, view.throughput = (
         report.headline.qphh,
@@ -267,6 +279,7 @@ def _plain(c: Comparison) -> dict[str, Any]:
                 **asdict(v.record),
                 "database": v.database,
                 "qphh": v.qphh,
+                "price_performance": v.price_performance,
                 "power": v.power,
                 "throughput": v.throughput,
                 "load_seconds": v.load_seconds,

@@ -43,6 +43,8 @@ def _entries(suite: Suite) -> list[tuple[EntryRecord, str, Path | None]]:
             for rep in range(1, suite.repetitions + 1):
                 run_dir = f"{engine.name}-sf{sf:g}" + (f"-r{rep}" if suite.repetitions > 1 else "")
                 record = EntryRecord(engine.name, redact(engine.url), sf, rep, run_dir)
+                if engine.cost_sheet is not None:
+                    record.cost_sheet = str(engine.cost_sheet.resolve())
                 out.append((record, engine.url, engine.cost_sheet))
     return out
 
