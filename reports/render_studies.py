@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dbbench.reports.analysis import column_of
 from dbbench.reports.fairness import preflight_result
 from dbbench.reports.latency import distributions, render_boxplot
 from dbbench.reports.model import BenchmarkResult
@@ -23,6 +24,20 @@ def study_sections(result: BenchmarkResult) -> dict[str, Any]:
         "tel": summarise(result),
         "tel_svg": render_timeseries(result),
         "fair": preflight_result(result),
+        "measured_power": measured_power(result),
+    }
+
+
+def measured_power(result: BenchmarkResult) -> dict[int, dict[str, float]]:
+    """Run number -> column -> the power test's measured seconds (not rounded)."""
+    return {
+        run.number: {
+            column_of(iv): iv.seconds
+            for iv in run.intervals
+            if iv.phase == "power" and iv.status == "ok"
+        }
+        for run in result.runs
+        if any(iv.phase == "power" for iv in run.intervals)
     }
 
 
