@@ -8,6 +8,7 @@ sample that contains it, and says so.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from markupsafe import escape
@@ -206,7 +207,10 @@ def render_timeseries(result: BenchmarkResult) -> str:
         return _LEFT + (_W - _LEFT - _RIGHT) * (t - t0) / span
 
     xs = [x(t) for t in tel.t]
-    height = 3 * (_PANEL_H + _GAP) + 30
+    # lane 0: the power test; 1..S: the query streams; S + 1: the throughput refresh stream
+    lanes = 2 + max((iv.stream for r in result.runs for iv in r.intervals), default=0)
+    lanes_top = 3 * (_PANEL_H + _GAP) + 12
+    height = lanes_top + _LANE * lanes + 30
     out = [
         f'<svg class="chart telemetry" viewBox="0 0 {_W} {height}" role="img" '
         f'aria-label="resource use over time" width="100%">'
@@ -241,8 +245,44 @@ def render_timeseries(result: BenchmarkResult) -> str:
         xs,
         [("mem", [v / 1e9 for v in tel.mem_used])],
     )
+    out += _lanes(result, x, lanes_top, t0, tel.t[-1], lanes)
     out.append(
         f'<text x="{_W - _RIGHT}" y="{height - 8}" text-anchor="end" class="tick">'
         f"{span:,.0f} s</text></svg>"
     )
     return "".join(out)
+
+
+_LANE = 9
+
+
+def _lanes(
+    result: BenchmarkResult,
+    x: Callable[[float], float],
+    top: float,
+    t0: float,
+    t1: float,
+    lanes: int,
+) -> list[str]:
+    """One lane per stream (top: the power test; bottom: the throughput test's refresh
+    stream) with each query and refresh function."""
+    out = [
+        f'<text x="{_LEFT}" y="{top - 3:.0f}" class="tick">'
+        "Streams (top: power test; bottom: refresh stream)</text>"
+    ]
+    for run in result.runs:
+        for iv in run.intervals:
+            if iv.end < t0 or iv.start > t1:
+                continue
+            lane = lanes - 1 if iv.kind != "query" and iv.phase == "throughput" else iv.stream
+            y = top + 2 + lane * _LANE
+            what = f"Q{iv.query}" if iv.kind == "query" else iv.kind.upper()
+            cls = "q" if iv.status == "ok" else "qfail"
+            cls += " rf" if iv.kind != "query" else ""
+            x0 = x(max(iv.start, t0))
+            out.append(
+                f'<rect x="{x0:.1f}" y="{y:.1f}" width="{max(x(iv.end) - x0, 0.8):.1f}" '
+                f'height="{_LANE - 2}" class="{cls}"><title>run {run.number} stream '
+                f"{iv.stream} {what}: {iv.seconds * 1000:,.1f} ms ({iv.status})</title></rect>"
+            )
+    return out

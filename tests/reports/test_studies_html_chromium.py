@@ -71,11 +71,13 @@ def test_report_with_telemetry_and_latency(tmp_path: Path) -> None:
         "({lines: document.querySelectorAll('svg.telemetry path.ts').length,"
         " phases: document.querySelectorAll('svg.telemetry rect.phase').length,"
         " boxes: document.querySelectorAll('svg.boxplot rect.box').length,"
+        " intervals: document.querySelectorAll('svg.telemetry rect.q').length,"
         " headline: document.getElementById('telemetry-headline').textContent})",
     )
     assert state["lines"] == 5  # busy, iowait, read, write, memory
     assert state["phases"] == 5  # load, and each run's power and throughput tests
     assert state["boxes"] == 24
+    assert state["intervals"] == 2 * (24 + 22 * 2 + 2 * 2)  # each run: power, streams, RFs
     assert state["headline"].startswith("CPU ")
 
 
