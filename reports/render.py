@@ -23,7 +23,12 @@ from dbbench.reports.analysis import COLUMNS, RunSummary
 from dbbench.reports.chart import render_svg
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.model import (
+    REPORT_HTML_FILE,
+    REPORT_MD_FILE,
+    SUMMARY_FILE,
+    BenchmarkResult,
+)
 from dbbench.reports.render_studies import study_sections, text_lines
 from dbbench.reports.summary import Report, build_report
 
@@ -105,7 +110,7 @@ def render_json(report: Report) -> str:
         "schema": REPORT_SCHEMA,
         "schema_version": REPORT_VERSION,
         "headline": _plain(report.headline),
-        "compliance": _plain(report.compliance),
+        "compliance": {"compliant": report.compliance.compliant, "reasons": report.reasons},
         "runs": [_plain(r) for r in report.runs],
         "cost": None
         if sheet is None
@@ -169,7 +174,7 @@ def render_text(report: Report, color: bool = False, width: int = 100) -> str:
             str(run.number), fmt.num1(run.power), fmt.num1(run.throughput), fmt.num1(run.qphh), ts
         )
     console.print(runs)
-    for reason in report.compliance.reasons:
+    for reason in report.reasons:
         console.print(f"non-compliant: {reason}", markup=False)
     for note in report.notes:
         console.print(f"note: {note}", markup=False)
@@ -214,9 +219,9 @@ def write_reports(
     report = build_report(result, sheet)
     out_dir.mkdir(parents=True, exist_ok=True)
     outputs = {
-        "report.md": render_markdown(report),
-        "report.html": render_html(report),
-        "summary.txt": render_text(report),
+        REPORT_MD_FILE: render_markdown(report),
+        REPORT_HTML_FILE: render_html(report),
+        SUMMARY_FILE: render_text(report),
     }
     paths = []
     for name, text in outputs.items():

@@ -18,7 +18,7 @@ from dbbench.reports.compare import (
 )
 from dbbench.reports.costsheet import CostSheet
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.model import RESULT_FILE, BenchmarkResult
 from dbbench.reports.published import PublishedResult
 from dbbench.reports.render import environment
 from dbbench.reports.summary import DISCLOSURE, build_report
@@ -99,4 +99,4 @@ def compare(
 
 def label_for(path: Path) -> str:
     """A short label for an input: the run directory's or the file's name."""
-    return path.parent.name if path.name == "result.json" else path.stem
+    return path.parent.name if path.name == RESULT_FILE else path.stem

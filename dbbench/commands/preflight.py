@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from dbbench.commands.run import parse_sf
+from dbbench.commands.options import ScaleFactor
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sysinfo import engine_info, system_info
 from dbbench.reports.fairness import preflight
@@ -27,12 +27,10 @@ def warn_unfair(result: BenchmarkResult) -> list[str]:
 
 def preflight_command(
     engine: Annotated[str, typer.Option("--engine", "-e", help="Engine URL.")] = "duckdb",
-    scale_factor: Annotated[
-        str, typer.Option("--scale-factor", "-s", help="The scale factor to be run.")
-    ] = "1",
+    scale_factor: ScaleFactor = 1.0,
 ) -> None:
     """Warn where an engine is configured to measure the disk instead of itself."""
-    sf = parse_sf(scale_factor)
+    sf = scale_factor
     db = open_engine(engine)
     try:
         info = engine_info(db, engine)

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from dbbench.commands.run import parse_sf
+from dbbench.commands.options import ScaleFactor
 from dbbench.commands.study_runner import engine_url, run_benchmark
 from dbbench.drivers.sequencer import Benchmark, RunOptions
 from dbbench.drivers.url import redact
@@ -66,7 +66,7 @@ def scale(
     engine: Annotated[
         str, typer.Option("--engine", "-e", help="Engine URL; 'duckdb': a file in --out.")
     ] = "duckdb",
-    scale_factor: Annotated[str, typer.Option("--scale-factor", "-s", help="Scale factor.")] = "1",
+    scale_factor: ScaleFactor = 1.0,
     streams: Annotated[
         str | None, typer.Option("--streams", "-S", help="Stream counts, e.g. 1,2,4,8.")
     ] = None,
@@ -86,7 +86,7 @@ def scale(
     rerun: Annotated[bool, typer.Option("--rerun", help="Run finished steps again.")] = False,
 ) -> None:
     """Throughput at 1, 2, 4, ... streams: relative throughput and query sets per day."""
-    sf = parse_sf(scale_factor)
+    sf = scale_factor
     series = stream_series(streams, max_streams)
     out.mkdir(parents=True, exist_ok=True)
     url = engine_url(engine, out)  # one database for every step

@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dbbench.commands.preflight import warn_unfair
-from dbbench.commands.run import DUCKDB_FILE
 from dbbench.commands.run_progress import show_progress
-from dbbench.drivers.errors import DriversError
+from dbbench.drivers.errors import DriversError, one_line
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import (
     Benchmark,
@@ -20,10 +19,10 @@ from dbbench.drivers.sequencer import (
     prepare_run_dir,
     remove_if_empty,
 )
-from dbbench.drivers.sequencer.context import one_line
 from dbbench.errors import USER_ERRORS, error_line
+from dbbench.reports.compliance import judge
 from dbbench.reports.costsheet import CostSheet
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.model import DUCKDB_FILE, BenchmarkResult
 from dbbench.reports.render import write_reports
 
 
@@ -60,7 +59,9 @@ def run_benchmark(
         return Outcome("failed", error_line(exc).removeprefix("dbbench: error: ").strip())
     try:
         progress = Progress()
-        bench = Benchmark(db, url, options, out_dir, command=command, progress=progress)
+        bench = Benchmark(
+            db, url, options, out_dir, command=command, progress=progress, judge=judge
+        )
         warn_unfair(bench.result)
         with show_progress(progress, sys.stderr):
             try:

@@ -17,18 +17,19 @@ import typer
 
 from dbbench.commands.study_runner import engine_url, run_benchmark
 from dbbench.commands.suite_file import Suite, load_suite
-from dbbench.drivers.sequencer import Benchmark, RunOptions, min_streams
+from dbbench.drivers.sequencer import Benchmark, RunOptions
 from dbbench.drivers.url import redact
 from dbbench.errors import ExitCode
 from dbbench.reports.costsheet import load_cost_sheet
 from dbbench.reports.loading import load_result
+from dbbench.reports.model import default_streams
 from dbbench.reports.suite_report import EntryRecord, SuiteIndex, write_suite_reports
 
 
 def _options(suite: Suite, sf: float) -> RunOptions:
     return RunOptions(
         sf=sf,
-        streams=suite.streams or min_streams(sf),
+        streams=suite.streams or default_streams(sf),
         runs=suite.runs,
         seed=suite.seed,
         query_timeout=suite.query_timeout,

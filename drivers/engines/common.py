@@ -21,7 +21,12 @@ import pyarrow as pa
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers import ddl
 from dbbench.drivers.engine import Engine, QueryOutput, Session
-from dbbench.drivers.errors import ConnectionLostError, DriversError, QueryCancelledError
+from dbbench.drivers.errors import (
+    ConnectionLostError,
+    DriversError,
+    QueryCancelledError,
+    one_line,
+)
 from dbbench.drivers.url import EngineURL, is_secret_option
 
 #: Orders per RF transaction unless the URL says ``?refresh_batch=N``: one transaction for a
@@ -29,17 +34,9 @@ from dbbench.drivers.url import EngineURL, is_secret_option
 DEFAULT_REFRESH_BATCH = 1500
 
 
-def one_line(exc: BaseException, url: EngineURL | None = None) -> str:
-    """The first meaningful line of a driver message, with any password scrubbed."""
-    text = str(exc).split("(Background on this error")[0]
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    line = lines[0] if lines else type(exc).__name__
-    if url is not None:
-        secrets = [url.password or ""]
-        secrets += [v for k, v in url.query.items() if is_secret_option(k)]
-        for secret in filter(None, secrets):
-            line = line.replace(secret, "***")
-    return line[:400]
+def _secrets(url: EngineURL) -> list[str]:
+    """What an error message must never show: the password and password-like options."""
+    return [url.password or "", *(v for k, v in url.query.items() if is_secret_option(k))]
 
 
 class ErrorPolicy:
@@ -66,7 +63,7 @@ class ErrorPolicy:
             raise
         except self.errors as exc:
             where = f"{self.url.scheme} ({self.url.render()})"
-            message = f"{what} failed on {where}: {one_line(exc, self.url)}"
+            message = f"{what} failed on {where}: {one_line(exc, secrets=_secrets(self.url))}"
             if self.cancelled(exc):
                 raise QueryCancelledError(message) from exc
             if self.lost(exc):

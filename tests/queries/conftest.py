@@ -15,8 +15,9 @@ import pytest
 
 from dbbench.drivers.engine import STATE_NEXT_UPDATE_SET, Engine
 from dbbench.drivers.errors import DriversError
-from dbbench.drivers.loader import check_loaded, kit_version, load_database
+from dbbench.drivers.loader import check_loaded, load_database
 from dbbench.drivers.registry import open_engine
+from dbbench.reports.model import kit_version
 
 SMALL_SF = 0.01
 PRIVATE_DB = f"dbbench_queries_{os.getpid()}"

@@ -70,7 +70,7 @@ def test_results_that_cannot_compare_are_refused_unless_forced() -> None:
 
 def _run(url: str, out: Path) -> Path:
     code = dbbench(
-        "run", "-e", url, "-s", "0.01", "-S", "2", "--runs", "1", "--seed", "3",
+        "run", "-e", url, "-s", "0.01", "-S", "1", "--runs", "2", "--seed", "3",
         "--telemetry-interval", "0.5", "-o", str(out),
     )  # fmt: skip
     assert code == 0
@@ -87,18 +87,19 @@ def test_gate_catches_a_bad_setting_on_postgresql_and_passes_a_rerun(
         # a deliberately bad setting: JIT-compile every statement, however cheap
         slow = _run(url + "?options=-c%20jit_above_cost%3D0", tmp_path / "slow")
     capsys.readouterr()
-    # SF 0.01 queries take milliseconds: on a shared machine a few ms of scheduling noise
-    # are not a regression, hence --min-delta 10 ms; JIT adds tens of ms to most queries
-    loose = ("--fail-over", "100", "--min-delta", "0.01")
+    # SF 0.01 queries take milliseconds: on a busy shared machine a re-run's query can take
+    # three times as long (seen: +232 %, 5 -> 16 ms); JIT makes most queries 4 to 13 times
+    # slower and adds 20 to 60 ms to several, hence 300 % and 20 ms
+    loose = ("--fail-over", "300", "--min-delta", "0.02")
     assert dbbench("gate", str(base), str(rerun), *loose) == 0
     out = capsys.readouterr().out
-    assert out.rstrip().endswith("no query regressed by more than 100 % beyond the noise")
+    assert out.rstrip().endswith("no query regressed by more than 300 % beyond the noise")
     assert dbbench("gate", str(base), str(slow), *loose, "-f", "json") == 4
     doc = json.loads(capsys.readouterr().out)
     regressed = [c["column"] for c in doc["changes"] if c["verdict"] == "regressed"]
-    assert doc["passed"] is False and len(regressed) >= 5, doc["geomean_ratio"]
+    assert doc["passed"] is False and len(regressed) >= 3, doc["geomean_ratio"]
     assert doc["geomean_ratio"] > 2
-    assert all(c["candidate"]["n"] == 3 for c in doc["changes"] if c["column"].startswith("Q"))
+    assert all(c["candidate"]["n"] == 4 for c in doc["changes"] if c["column"].startswith("Q"))
 
 
 def test_gate_command_refuses_another_scale_factor(
