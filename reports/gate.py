@@ -17,7 +17,9 @@ re-run of the same build does not reproduce them. Results that cannot mean the s
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -59,6 +61,21 @@ class GateResult:
     @property
     def passed(self) -> bool:
         return not self.regressions
+
+
+def pooled(results: Sequence[BenchmarkResult]) -> BenchmarkResult:
+    """Several results of one side (repetitions of a build) as one: every run of each, so
+    the distributions hold all their intervals. They must agree on SF, queries and kit."""
+    if not results:
+        raise ReportsError("the gate needs at least one result on each side")
+    first = results[0]
+    for other in results[1:]:
+        refuse, _ = comparability(first, other)
+        if refuse:
+            raise ReportsError("the repetitions of one side differ: " + "; ".join(refuse))
+    if len(results) == 1:
+        return first
+    return dataclasses.replace(first, runs=[run for r in results for run in r.runs])
 
 
 def comparability(base: BenchmarkResult, cand: BenchmarkResult) -> tuple[list[str], list[str]]:

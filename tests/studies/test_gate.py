@@ -113,3 +113,22 @@ def test_gate_command_refuses_another_scale_factor(
     assert err.count("\n") == 1 and "scale factors differ" in err and "--force" in err
     assert dbbench("gate", str(a), str(b), "--force", "-o", str(tmp_path / "g.md"), "-f", "md") == 0
     assert "NOT COMPARABLE" in (tmp_path / "g.md").read_text()
+
+
+def test_repetitions_of_each_side_are_pooled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = {}
+    for name, times in (("b1", [1.0, 1.1]), ("b2", [0.9, 1.0]), ("c1", [1.5, 1.6])):
+        paths[name] = tmp_path / f"{name}.json"
+        result_with({1: times}).write(paths[name])
+    args = ("gate", str(paths["b1"]), str(paths["c1"]), "-b", str(paths["b2"]), "-f", "json")
+    assert dbbench(*args, "--fail-over", "20") == 4
+    doc = json.loads(capsys.readouterr().out)
+    (q1,) = doc["changes"]
+    assert q1["baseline"]["n"] == 4 and q1["candidate"]["n"] == 2
+    assert q1["baseline"]["median"] == pytest.approx(1.0)
+    other_sf = tmp_path / "sf1.json"
+    result_with({1: [1.0]}, sf=1).write(other_sf)
+    assert dbbench("gate", str(paths["b1"]), str(paths["c1"]), "-b", str(other_sf)) == 1
+    assert "the repetitions of one side differ: scale factors" in capsys.readouterr().err
