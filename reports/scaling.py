@@ -19,8 +19,8 @@ from dbbench.reports import metrics
 from dbbench.reports.analysis import summarise_run
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.loading import load_result
-from dbbench.reports.render import environment
 from dbbench.reports.telemetry import summarise
+from dbbench.reports.templating import environment
 
 INDEX_FILE = "scale.json"
 INDEX_SCHEMA = "dbbench-scale"

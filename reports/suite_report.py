@@ -24,9 +24,9 @@ from dbbench.reports.errors import ReportsError
 from dbbench.reports.latency import distributions
 from dbbench.reports.loading import load_result
 from dbbench.reports.model import BenchmarkResult
-from dbbench.reports.render import environment
 from dbbench.reports.summary import DISCLOSURE, build_report
 from dbbench.reports.telemetry import summarise
+from dbbench.reports.templating import environment
 
 INDEX_FILE = "suite.json"
 INDEX_SCHEMA = "dbbench-suite"

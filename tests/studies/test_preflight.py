@@ -8,9 +8,9 @@ import pytest
 from studies_helpers import dbbench
 
 from dbbench.reports.fairness import preflight, size_bytes
+from dbbench.reports.formats import render
 from dbbench.reports.loading import load_result
 from dbbench.reports.model import EngineInfo
-from dbbench.reports.render import render
 
 GIB = 1 << 30
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from studies_helpers import dbbench
 
 from dbbench.drivers.telemetry import Sampler, engine_scope
+from dbbench.reports.formats import render
 from dbbench.reports.loading import load_result
-from dbbench.reports.render import render
 from dbbench.reports.telemetry import summarise, usage
 
 
