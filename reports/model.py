@@ -184,6 +184,38 @@ def not_evaluated() -> Compliance:
 
 
 @dataclass
+class Telemetry:
+    """Resource samples taken while the benchmark ran (columns: one value per sample).
+
+    ``scope`` is ``host`` when the engine runs on this machine (the samples cover it) and
+    ``client`` when it runs elsewhere (they cover only dbbench's side). Rates are per second
+    over the interval that ends at ``t[i]``; CPU figures are percentages of all cores.
+    """
+
+    version: int = 1
+    source: str = "psutil"
+    interval: float = 1.0  # seconds between samples
+    scope: Literal["host", "client"] = "host"
+    cores: int | None = None
+    note: str = ""  # why telemetry is missing or partial
+    overhead_seconds: float = 0.0  # CPU time the sampler itself used
+    t_start: float = 0.0  # epoch seconds of the first reading: sample 0 covers t_start..t[0]
+    t: list[float] = field(default_factory=list)  # epoch seconds
+    cpu_user: list[float] = field(default_factory=list)
+    cpu_system: list[float] = field(default_factory=list)
+    cpu_iowait: list[float] = field(default_factory=list)
+    cpu_per_core: list[list[float]] = field(default_factory=list)  # busy % of each core
+    mem_used: list[int] = field(default_factory=list)  # bytes
+    disk_read_bps: list[float] = field(default_factory=list)  # bytes/s
+    disk_write_bps: list[float] = field(default_factory=list)
+    disk_read_iops: list[float] = field(default_factory=list)
+    disk_write_iops: list[float] = field(default_factory=list)
+    net_sent_bps: list[float] = field(default_factory=list)
+    net_recv_bps: list[float] = field(default_factory=list)
+    engine: dict[str, list[float]] = field(default_factory=dict)  # the engine's own counters
+
+
+@dataclass
 class BenchmarkResult:
     """One benchmark: configuration, environment, the load test and the two runs."""
 
@@ -202,6 +234,7 @@ class BenchmarkResult:
     errors: list[str] = field(default_factory=list)
     compliance: Compliance = field(default_factory=not_evaluated)
     config: dict[str, Any] = field(default_factory=dict)
+    telemetry: Telemetry | None = None  # resource samples (issue 14); None: not sampled
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=False)

@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pytest
 
 from dbbench.reports.compliance import MESSAGES, judge, message, messages
+from dbbench.reports.formats import render
 from dbbench.reports.model import BenchmarkResult, Reason, not_evaluated
-from dbbench.reports.render import render
 from dbbench.reports.summary import build_report
 
 Factory = Callable[..., BenchmarkResult]
