@@ -25,6 +25,11 @@ COMMAND_MODULES: tuple[str, ...] = (
     "run",
     "engines",
     "report",
+    "gate",
+    "suite",
+    "scale",
+    "preflight",
+    "o2c",
     "hammerdb",
 )
 

@@ -28,6 +28,7 @@ from dbbench.reports.model import (
     SUMMARY_FILE,
     BenchmarkResult,
 )
+from dbbench.reports.render_studies import study_sections, text_lines
 from dbbench.reports.summary import Report, build_report
 from dbbench.reports.templating import environment
 
@@ -48,7 +49,13 @@ def chart_svg(run: RunSummary) -> str:
 
 
 def _context(report: Report) -> dict[str, Any]:
-    return {"r": report, "h": report.headline, "res": report.result, "columns": COLUMNS}
+    return {
+        "r": report,
+        "h": report.headline,
+        "res": report.result,
+        "columns": COLUMNS,
+        **study_sections(report.result),
+    }
 
 
 def render_markdown(report: Report) -> str:
@@ -155,6 +162,8 @@ def render_text(report: Report, color: bool = False, width: int = 100) -> str:
         console.print(f"non-compliant: {reason}", markup=False)
     for note in report.notes:
         console.print(f"note: {note}", markup=False)
+    for line in text_lines(report.result):
+        console.print(line, markup=False)
     console.print(report.disclosure, markup=False)
     return buffer.getvalue()
 

@@ -21,6 +21,8 @@ from dbbench.reports.hammerdb_compare import render_section
 from dbbench.reports.hammerdb_render import render as render_hammerdb
 from dbbench.reports.loading import load_any_result, load_result
 from dbbench.reports.model import BenchmarkResult, HammerDBResult
+from dbbench.reports.o2c_compare import render_landscape as render_o2c_landscape
+from dbbench.reports.o2c_render import O2C_FORMATS, is_o2c_result, load_o2c, render_o2c
 from dbbench.reports.published import PublishedResult, is_published_record, load_published
 from dbbench.reports.render_compare import label_for, landscape_for
 
@@ -52,6 +54,10 @@ def report(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
 ) -> None:
     """Rebuild the report of a saved result (no engine needed)."""
+    if is_o2c_result(result):  # an o2c run or search: a result family of its own
+        _check_format(format, O2C_FORMATS)
+        _emit(render_o2c(load_o2c(result), format), output)
+        return
     _check_format(format, REPORT_FORMATS)
     loaded = load_any_result(result)
     if isinstance(loaded, HammerDBResult):  # HammerDB's TPROC-C / TPROC-H (issue 11)
@@ -112,6 +118,10 @@ def compare_command(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
 ) -> None:
     """Side-by-side performance landscape of results and published records."""
+    if any(is_o2c_result(p) for p in results):  # o2c results: their own landscape
+        labelled = [(label_for(p), load_o2c(p)) for p in results]
+        _emit(render_o2c_landscape(labelled, format), output)
+        return
     _check_format(format, COMPARE_FORMATS)
     # HammerDB results (issue 11) get their own section of the landscape
     hdb, others = _split_hammerdb(results)

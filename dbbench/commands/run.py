@@ -62,6 +62,10 @@ Runs = Annotated[int, typer.Option("--runs", help="Performance runs (the spec re
 CostSheetOpt = Annotated[
     Path | None, typer.Option("--cost-sheet", help="TOML cost sheet for $/QphH.")
 ]
+TelemetryOpt = Annotated[
+    float,
+    typer.Option("--telemetry-interval", help="Seconds between resource samples; 0: off."),
+]
 Reload = Annotated[bool, typer.Option("--reload", help="Load even if the database is loaded.")]
 
 
@@ -146,6 +150,7 @@ def execute(
         bench = Benchmark(
             db, url, options, out_dir, command=command, progress=progress, judge=judge
         )
+        warn_unfair(bench.result)
         with _sigterm_as_interrupt(), show_progress(progress, sys.stderr):
             try:
                 bench.execute(steps)
@@ -174,6 +179,13 @@ def _write_reports_quietly(bench: Benchmark, cost_sheet: CostSheet | None) -> No
         _write_reports(bench.result, bench.out_dir, cost_sheet)
 
 
+def warn_unfair(result: BenchmarkResult) -> None:
+    # imported here: the preflight command module imports this one
+    from dbbench.commands.preflight import warn_unfair as warn
+
+    warn(result)
+
+
 def _options(
     sf: float,
     streams: int | None,
@@ -181,6 +193,7 @@ def _options(
     timeout: float | None,
     runs: int = 2,
     jobs: int | None = None,
+    telemetry: float = 1.0,
 ) -> RunOptions:
     return RunOptions(
         sf=sf,
@@ -189,6 +202,7 @@ def _options(
         seed=seed,
         query_timeout=timeout,
         jobs=jobs,
+        telemetry_interval=telemetry if telemetry != 0 else None,
     )
 
 
@@ -204,9 +218,12 @@ def run(
     cost_sheet: CostSheetOpt = None,
     reload: Reload = False,
     jobs: Jobs = None,
+    telemetry_interval: TelemetryOpt = 1.0,
 ) -> None:
     """The whole benchmark: load test, then each run's power and throughput tests."""
-    options = _options(scale_factor, streams, seed, query_timeout, runs, jobs)
+    options = _options(
+        scale_factor, streams, seed, query_timeout, runs, jobs, telemetry=telemetry_interval
+    )
 
     def steps(bench: Benchmark) -> None:
         bench.load(reload=reload)

@@ -27,6 +27,7 @@ from dbbench.drivers.sequencer.phases import power_test, throughput_test
 from dbbench.drivers.sequencer.progress import Progress
 from dbbench.drivers.sequencer.refresh import UpdateSets
 from dbbench.drivers.sysinfo import engine_info, system_info
+from dbbench.drivers.telemetry import Sampler, engine_probe, engine_scope
 from dbbench.drivers.url import redact
 from dbbench.queries.params import seed_from_time
 from dbbench.reports.model import (
@@ -65,6 +66,10 @@ class Benchmark:
         self.sets = UpdateSets(engine, options.sf)
         self.judge = judge
         self.seed_time = time.time()
+        interval = options.telemetry_interval
+        self.sampler = (
+            Sampler(interval, engine_scope(url), engine_probe(engine)) if interval else None
+        )
         self.result = BenchmarkResult(
             scale_factor=options.sf,
             streams=options.streams,
@@ -85,6 +90,8 @@ class Benchmark:
 
     def execute(self, steps: Callable[[Benchmark], None]) -> BenchmarkResult:
         """Run ``steps``; however they end, leave a result file and the verdict in it."""
+        if self.sampler is not None:
+            self.sampler.start()
         try:
             steps(self)
         except BaseException as exc:
@@ -124,6 +131,8 @@ class Benchmark:
     def checkpoint(self) -> None:
         """Rewrite the (so far partial) result atomically."""
         self.result.errors = list(self.ctx.problems)
+        if self.sampler is not None:
+            self.result.telemetry = self.sampler.snapshot()
         self.result.write(self.result_path)
 
     def _seeds(self) -> dict[str, int]:
@@ -147,6 +156,8 @@ class Benchmark:
         self.result.status = "complete" if stopped is None else "partial" if measured else "failed"
         self.result.errors = list(self.ctx.problems)
         self.result.compliance = self._verdict()
+        if self.sampler is not None:
+            self.result.telemetry = self.sampler.stop()
         # a full disk: the result file below is still worth a try
         with contextlib.suppress(OSError):
             self._refresh_storage()
@@ -179,6 +190,7 @@ def _config(options: RunOptions, command: str) -> dict[str, object]:
         "seed": options.seed,
         "query_timeout": options.query_timeout,
         "executor": "threads",
+        "telemetry_interval": options.telemetry_interval,
     }
 
 

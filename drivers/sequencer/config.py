@@ -26,6 +26,7 @@ class RunOptions:
     seed: int | None = None  # fixed seed0 for every run; None: from the end-of-load time
     query_timeout: float | None = None  # seconds; None: no limit
     jobs: int | None = None  # load parallelism; None: the loader's choice
+    telemetry_interval: float | None = 1.0  # seconds between resource samples; None: off
 
 
 def check_scale_factor(sf: float) -> None:
@@ -45,3 +46,7 @@ def check_options(options: RunOptions) -> None:
         raise DriversError(f"--runs must be at least 1, not {options.runs}")
     if options.query_timeout is not None and options.query_timeout <= 0:
         raise DriversError(f"--query-timeout must be positive, not {options.query_timeout}")
+    if options.telemetry_interval is not None and not options.telemetry_interval > 0:
+        raise DriversError(
+            f"--telemetry-interval must be positive, not {options.telemetry_interval}"
+        )
