@@ -14,24 +14,25 @@ the usual ``if __name__ == "__main__":`` guard (the ``dbbench`` command has it).
 
 from __future__ import annotations
 
-import importlib
 import math
 import multiprocessing
 import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
-from typing import Any
+from typing import Any, Protocol
 
 import pyarrow as pa
 
+from dbbench.dbgen import api
 from dbbench.dbgen.errors import DbgenError
+from dbbench.dbgen.progress import NullSink, ProgressSink
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers.engine import (
     STATE_KIT_VERSION,
@@ -43,11 +44,6 @@ from dbbench.drivers.engine import (
 )
 from dbbench.drivers.errors import DriversError
 
-#: ``progress(table, rows_done, rows_expected)``, called from loading threads.
-Progress = Callable[[str, int, int], None]
-
-#: The module that generates the data: ``table_batches`` and ``row_count`` as in dbgen.api.
-DEFAULT_SOURCE = "dbbench.dbgen.api"
 ROWS_PER_PART = 500_000  # a part is the unit of parallel generation
 QUEUE_BATCHES = 4  # batches in flight per part: bounds memory
 PROCESS_MIN_ROWS = 2_000_000  # below this, worker processes cost more than they save
@@ -72,11 +68,36 @@ class _Unit:
     slot: int
 
 
-def _source(name: str) -> Any:
-    try:
-        return importlib.import_module(name)
-    except ImportError as exc:
-        raise DriversError(f"cannot import the data generator {name}: {exc}") from None
+class TableSource(Protocol):
+    """Where the loaded rows come from: the two functions of :mod:`dbgen.api` it uses.
+
+    Worker processes receive the source itself, so an instance must pickle (an object of a
+    class defined at the top level of an importable module)."""
+
+    def row_count(self, table: str, sf: float) -> int:
+        """Rows of ``table`` at ``sf``; raises the generator's error for a bad ``sf``."""
+        ...
+
+    def table_batches(
+        self, table: str, sf: float, *, part: int = 1, parts: int = 1
+    ) -> Iterator[pa.RecordBatch]:
+        """Part ``part`` of ``parts`` of ``table`` (dbgen's ``-C/-S`` chunks) as batches."""
+        ...
+
+
+class DbgenSource:
+    """The kit's own generator, :mod:`dbgen.api`: the source of every real load."""
+
+    def row_count(self, table: str, sf: float) -> int:
+        return api.row_count(table, sf)
+
+    def table_batches(
+        self, table: str, sf: float, *, part: int = 1, parts: int = 1
+    ) -> Iterator[pa.RecordBatch]:
+        return api.table_batches(table, sf, part=part, parts=parts)
+
+
+DBGEN = DbgenSource()
 
 
 def _format_sf(sf: float) -> str:
@@ -95,22 +116,22 @@ def load_database(
     sf: float,
     *,
     jobs: int | None = None,
-    progress: Progress | None = None,
-    source: str = DEFAULT_SOURCE,
+    progress: ProgressSink | None = None,
+    source: TableSource = DBGEN,
 ) -> LoadStats:
     """Create the schema, load all eight tables, add keys and statistics, record the state.
 
     The whole is the spec's load test: timed from the first CREATE until the database is
-    ready for queries. ``source`` names the generator module (tests may pass another)."""
+    ready for queries. ``progress`` hears of rows as they are loaded (from the loading
+    threads); ``source`` is the generator, dbgen unless a test passes another."""
     jobs = max(1, jobs or os.cpu_count() or 1)
-    gen = _source(source)
     stats = LoadStats(sf)
-    expected = {t: int(gen.row_count(t, sf)) for t in TABLES}  # validates sf before any DROP
+    expected = {t: source.row_count(t, sf) for t in TABLES}  # validates sf before any DROP
     start = time.perf_counter()
     engine.create_schema()
     stats.seconds["create_schema"] = time.perf_counter() - start
     step = time.perf_counter()
-    _load_tables(engine, sf, jobs, expected, progress, source, stats)
+    _load_tables(engine, sf, jobs, expected, progress or NullSink(), source, stats)
     stats.seconds["load"] = time.perf_counter() - step
     stats.seconds.update(engine.finish_load())
     stats.total_seconds = time.perf_counter() - start
@@ -144,8 +165,8 @@ def _load_tables(
     sf: float,
     jobs: int,
     expected: dict[str, int],
-    progress: Progress | None,
-    source: str,
+    progress: ProgressSink,
+    source: TableSource,
     stats: LoadStats,
 ) -> None:
     parallel = engine.capabilities.parallel_load
@@ -161,16 +182,11 @@ def _load_tables(
     failed = threading.Event()  # one table failed: the others stop at their next batch
 
     def load_one(table: str) -> None:
-        done = 0
-
         def counted() -> Iterator[pa.RecordBatch]:
-            nonlocal done
             for batch in feed.batches(table):
                 if failed.is_set():
                     raise DriversError(f"loading {table} stopped: another table failed")
-                done += batch.num_rows
-                if progress is not None:
-                    progress(table, done, expected[table])
+                progress.advance(batch.num_rows, 0)
                 yield batch
 
         began = time.perf_counter()
@@ -182,7 +198,9 @@ def _load_tables(
         with lock:
             stats.rows[table] = rows
             stats.table_seconds[table] = time.perf_counter() - began
+        progress.output_done(table)
 
+    progress.start(sum(expected.values()), len(order))
     try:
         if parallel:
             with ThreadPoolExecutor(max_workers=len(order)) as pool:
@@ -196,15 +214,16 @@ def _load_tables(
                 load_one(table)
     finally:
         feed.close()
+        progress.finish()
 
 
 class _InlineFeed:
     """Generation in the loading thread itself, parts in order: small SF and ``jobs=1``."""
 
-    def __init__(self, units: list[_Unit], sf: float, source: str) -> None:
+    def __init__(self, units: list[_Unit], sf: float, source: TableSource) -> None:
         self.units = units
         self.sf = sf
-        self.gen = _source(source)
+        self.gen = source
         # Warm the generator's lazy caches (the text pool) once, here, rather than in
         # several loading threads at once, each of which would build or verify them.
         for _ in self.gen.table_batches("region", sf):
@@ -225,13 +244,12 @@ def _init_worker(queues: list[Any]) -> None:
     _WORKER_QUEUES[:] = queues
 
 
-def _produce(slot: int, source: str, table: str, sf: float, part: int, parts: int) -> None:
+def _produce(slot: int, source: TableSource, table: str, sf: float, part: int, parts: int) -> None:
     """Runs in a worker process: one part of one table into its table's queue, then
     ``None`` (the consumer counts one per part)."""
     out = _WORKER_QUEUES[slot]
     try:
-        gen = importlib.import_module(source)
-        for batch in gen.table_batches(table, sf, part=part, parts=parts):
+        for batch in source.table_batches(table, sf, part=part, parts=parts):
             out.put(batch.serialize().to_pybytes())
     except Exception as exc:
         where = f"generating {table} part {part}/{parts} failed"
@@ -247,10 +265,10 @@ class _ProcessFeed:
     for each other; batches of different parts interleave (rows are not in key order)."""
 
     def __init__(
-        self, units: list[_Unit], order: list[str], sf: float, source: str, jobs: int
+        self, units: list[_Unit], order: list[str], sf: float, source: TableSource, jobs: int
     ) -> None:
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload([source])
+        ctx.set_forkserver_preload([type(source).__module__])
         self.order = order
         self.parts = {t: sum(1 for u in units if u.table == t) for t in order}
         self.queues = [ctx.Queue(QUEUE_BATCHES * jobs) for _ in order]
@@ -304,10 +322,9 @@ def check_loaded(engine: Engine, sf: float) -> None:
     loaded = float(state[STATE_SCALE_FACTOR])
     if not math.isclose(loaded, sf, rel_tol=1e-9):
         raise DriversError(f"the database holds scale factor {_format_sf(loaded)}, not {sf:g}")
-    gen = _source(DEFAULT_SOURCE)
     counts = engine.row_counts()
     for table in TABLES:
-        want = int(gen.row_count(table, sf))
+        want = api.row_count(table, sf)
         have = counts[table]
         drift = 0.01 * want if table in ("orders", "lineitem") else 0
         if abs(have - want) > drift:

@@ -18,9 +18,10 @@ from typing import Annotated
 
 import typer
 
+from dbbench.commands.gen_progress import GenProgressBar
 from dbbench.dbgen import api
 from dbbench.dbgen.errors import DbgenError
-from dbbench.dbgen.progress import NullProgress, ProgressSink, RichProgress
+from dbbench.dbgen.progress import NullSink, ProgressSink
 from dbbench.dbgen.writer import SEGMENT_BYTES, GenOptions, generate
 
 
@@ -134,9 +135,9 @@ def register(app: typer.Typer) -> None:
 
 def _run(options: GenOptions, quiet: bool) -> None:
     """Generate with a progress bar only on a terminal; Ctrl-C exits 130 after clean-up."""
-    progress: ProgressSink = NullProgress()
+    progress: ProgressSink = NullSink()
     if not quiet and sys.stderr.isatty():
-        progress = RichProgress()
+        progress = GenProgressBar()
     _interrupt_on_sigterm()
     try:
         summary = generate(options, progress)

@@ -26,8 +26,8 @@ from dbbench.drivers.errors import ConnectionLostError
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import (
     Benchmark,
-    Progress,
     RunOptions,
+    RunProgress,
     min_streams,
     prepare_run_dir,
     remove_if_empty,
@@ -156,7 +156,7 @@ def execute(
         if created:
             remove_if_empty(out_dir)
         raise
-    progress = Progress()
+    progress = RunProgress()
     try:
         bench = Benchmark(db, url, options, out_dir, command=command, progress=progress)
         with _sigterm_as_interrupt(), show_progress(progress, sys.stderr):

@@ -1,6 +1,6 @@
 """Live progress of ``dbbench run`` and friends: rich on a terminal, plain lines elsewhere.
 
-The sequencer only keeps counters (:class:`drivers.sequencer.Progress`); this module polls
+The sequencer only keeps counters (:class:`drivers.sequencer.RunProgress`); this module polls
 them from a background thread, so drawing never slows a stream down.
 """
 
@@ -17,7 +17,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from dbbench.drivers.sequencer import Progress, ProgressSnapshot
+from dbbench.drivers.sequencer import ProgressSnapshot, RunProgress
 
 #: Seconds between plain progress lines when stderr is not a terminal.
 PLAIN_INTERVAL = float(os.environ.get("DBBENCH_PROGRESS_INTERVAL", "30"))
@@ -47,7 +47,7 @@ def describe(snap: ProgressSnapshot) -> str:
     return " | ".join(parts)
 
 
-def _table(progress: Progress) -> Group:
+def _table(progress: RunProgress) -> Group:
     """The summary line, then one row per stream of the current phase."""
     snap = progress.snapshot()
     table = Table(show_edge=False)
@@ -58,14 +58,14 @@ def _table(progress: Progress) -> Group:
     return Group(Text(describe(snap)), table)
 
 
-def _plain(progress: Progress, out: TextIO, stop: threading.Event) -> None:
+def _plain(progress: RunProgress, out: TextIO, stop: threading.Event) -> None:
     while not stop.wait(PLAIN_INTERVAL):
         out.write(f"dbbench: {describe(progress.snapshot())}\n")
         out.flush()
 
 
 @contextmanager
-def show_progress(progress: Progress, out: TextIO) -> Iterator[None]:
+def show_progress(progress: RunProgress, out: TextIO) -> Iterator[None]:
     """Show progress while the body runs; nothing is left running afterwards."""
     if out.isatty():
         console = Console(file=out)

@@ -7,16 +7,16 @@ result file (:class:`reports.model.BenchmarkResult`) after each phase.
 
 from dbbench.drivers.sequencer.benchmark import JOURNAL_FILE, RESULT_FILE, Benchmark
 from dbbench.drivers.sequencer.config import RunOptions, min_streams, setup_reasons
-from dbbench.drivers.sequencer.progress import Progress, ProgressSnapshot
+from dbbench.drivers.sequencer.progress import ProgressSnapshot, RunProgress
 from dbbench.drivers.sequencer.rundir import prepare_run_dir, remove_if_empty
 
 __all__ = [
     "JOURNAL_FILE",
     "RESULT_FILE",
     "Benchmark",
-    "Progress",
     "ProgressSnapshot",
     "RunOptions",
+    "RunProgress",
     "min_streams",
     "prepare_run_dir",
     "remove_if_empty",

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from dbbench.cli import main
 from dbbench.commands import run_progress
-from dbbench.drivers.sequencer import RESULT_FILE, Progress
+from dbbench.drivers.sequencer import RESULT_FILE, RunProgress
 from dbbench.errors import ExitCode
 from dbbench.reports.model import BenchmarkResult
 
@@ -68,7 +68,7 @@ def test_cost_sheet_is_checked_before_anything_runs(
 
 def test_plain_progress_lines_when_not_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(run_progress, "PLAIN_INTERVAL", 0.01)
-    progress = Progress()
+    progress = RunProgress()
     out = io.StringIO()
     with run_progress.show_progress(progress, out):
         progress.start_phase("run 1 throughput", [1, 2], 44, 2)
@@ -81,7 +81,7 @@ def test_plain_progress_lines_when_not_on_a_terminal(monkeypatch: pytest.MonkeyP
 
 
 def test_terminal_progress_shows_each_stream() -> None:
-    progress = Progress()
+    progress = RunProgress()
     progress.start_phase("run 2 throughput", [1, 2, 3], 66, 3)
     for _ in range(5):
         progress.query_done(2, ok=True)
@@ -94,10 +94,12 @@ def test_terminal_progress_shows_each_stream() -> None:
 
 
 def test_load_progress_counts_rows() -> None:
-    progress = Progress()
+    progress = RunProgress()
     progress.start_phase("load", [], 0, 0)
-    progress.table_rows("lineitem", 30000, 60175)
-    progress.table_rows("orders", 15000, 15000)
+    progress.start(75175, 2)  # the loader's sink: lineitem and orders, 75,175 rows
+    progress.advance(30000, 0)
+    progress.output_done("lineitem")
+    progress.advance(15000, 0)
     text = run_progress.describe(progress.snapshot())
     assert text.startswith("load | rows 45,000/75,175 | elapsed")
 
