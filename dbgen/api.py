@@ -27,9 +27,6 @@ from dbbench.dbgen.scale import LARGE_SCALE, Span, base_count, chunk, updates_pe
 from dbbench.dbgen.schema import TABLES
 from dbbench.dbgen.tables.orders import LargeState, OrderBlock, advance_large_state, order_key
 
-#: The eight tables in dbgen's generation order.
-TABLE_NAMES: list[str] = list(TABLES)
-
 #: dbgen ``-T`` letters: each table's own (from the schema) and dbgen's three groups.
 _LETTERS: dict[str, tuple[str, ...]] = {
     **{t.letter: (t.name,) for t in TABLES.values()},
@@ -53,7 +50,7 @@ def parse_tables(spec: str) -> list[str]:
         else:
             known = "r n s c P S O L p o l or a table name"
             raise DbgenError(f"unknown table {item!r} (use {known})")
-    return [t for t in TABLE_NAMES if t in chosen]
+    return [t for t in TABLES if t in chosen]
 
 
 def validate_scale(sf: float) -> float:

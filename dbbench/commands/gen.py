@@ -22,6 +22,7 @@ from dbbench.commands.gen_progress import GenProgressBar
 from dbbench.dbgen import api
 from dbbench.dbgen.errors import DbgenError
 from dbbench.dbgen.progress import NullSink, ProgressSink
+from dbbench.dbgen.schema import TABLES
 from dbbench.dbgen.writer import SEGMENT_BYTES, GenOptions, generate
 
 
@@ -80,7 +81,7 @@ def _options(
     return GenOptions(
         sf=sf,
         out_dir=out,
-        tables=tuple(api.parse_tables(tables)) if tables else tuple(api.TABLE_NAMES),
+        tables=tuple(api.parse_tables(tables)) if tables else tuple(TABLES),
         fmt=fmt.value,
         parts=1 if parts is None else parts,
         part=part,
