@@ -17,7 +17,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from dbbench.drivers.sequencer import ProgressSnapshot, RunProgress
+from dbbench.drivers.sequencer import REFRESH_SETS, ProgressSnapshot, RunProgress
 
 #: Seconds between plain progress lines when stderr is not a terminal.
 PLAIN_INTERVAL = float(os.environ.get("DBBENCH_PROGRESS_INTERVAL", "30"))
@@ -45,6 +45,21 @@ def describe(snap: ProgressSnapshot) -> str:
     parts.append(f"elapsed {_clock(snap.total_elapsed)}")
     parts.append(f"phase ETA {_clock(snap.eta)}")
     return " | ".join(parts)
+
+
+def phase_breakdown(progress: RunProgress) -> str:
+    """Where the wall time went, one line: each phase in order, the refresh-set generation of
+    all runs summed into one entry (before the reports, the last phase), what fell between
+    phases, and the total."""
+    durations, total = progress.phase_seconds()
+    refresh = [seconds for name, seconds in durations if name.endswith(REFRESH_SETS)]
+    parts = [f"{n} {s:.1f} s" for n, s in durations if not n.endswith(REFRESH_SETS)]
+    if refresh:
+        at = len(parts) - 1 if durations[-1][0] == "reports" else len(parts)
+        parts.insert(at, f"{REFRESH_SETS} {sum(refresh):.1f} s")
+    other = max(0.0, total - sum(seconds for _, seconds in durations))
+    parts.append(f"other {other:.1f} s")
+    return f"phases: {', '.join(parts)}; total {total:.1f} s"
 
 
 def _table(progress: RunProgress) -> Group:

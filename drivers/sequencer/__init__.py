@@ -7,11 +7,12 @@ result file (:class:`reports.model.BenchmarkResult`) after each phase.
 
 from dbbench.drivers.sequencer.benchmark import JOURNAL_FILE, RESULT_FILE, Benchmark
 from dbbench.drivers.sequencer.config import RunOptions, min_streams, setup_reasons
-from dbbench.drivers.sequencer.progress import ProgressSnapshot, RunProgress
+from dbbench.drivers.sequencer.progress import REFRESH_SETS, ProgressSnapshot, RunProgress
 from dbbench.drivers.sequencer.rundir import prepare_run_dir, remove_if_empty
 
 __all__ = [
     "JOURNAL_FILE",
+    "REFRESH_SETS",
     "RESULT_FILE",
     "Benchmark",
     "ProgressSnapshot",

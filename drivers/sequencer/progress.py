@@ -12,6 +12,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+#: The phase in which a run generates its refresh sets, ahead of (outside) the timed tests.
+REFRESH_SETS = "refresh-set generation"
+
 
 @dataclass
 class ProgressSnapshot:
@@ -43,18 +46,38 @@ class RunProgress:
     failures: int = 0
     load_done: int = 0  # rows loaded (load phase)
     load_total: int = 0  # rows expected (load phase)
+    durations: list[tuple[str, float]] = field(default_factory=list)  # finished phases
     _started: float = field(default_factory=time.perf_counter)
     _phase_started: float = field(default_factory=time.perf_counter)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def start_phase(self, name: str, streams: list[int], queries: int, refresh: int) -> None:
+        """A new phase begins; the one before it ends now (its wall time is recorded)."""
         with self._lock:
+            self._close_phase()
             self.phase = name
             self.positions = dict.fromkeys(streams, 0)
             self.queries_done, self.queries_total = 0, queries
             self.refresh_done, self.refresh_total = 0, refresh
             self.load_done = self.load_total = 0
             self._phase_started = time.perf_counter()
+
+    def end_phase(self) -> None:
+        """The current phase is over and no other follows (yet)."""
+        with self._lock:
+            self._close_phase()
+            self.phase = "done"
+            self._phase_started = time.perf_counter()
+
+    def _close_phase(self) -> None:
+        if self.phase not in ("starting", "done"):
+            self.durations.append((self.phase, time.perf_counter() - self._phase_started))
+
+    def phase_seconds(self) -> tuple[list[tuple[str, float]], float]:
+        """The finished phases with their wall seconds, in order, and the seconds since
+        this object was created (the difference is time between phases)."""
+        with self._lock:
+            return list(self.durations), time.perf_counter() - self._started
 
     # The loader's progress sink (dbgen.progress.ProgressSink), called from loading threads.
 
