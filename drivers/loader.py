@@ -52,6 +52,7 @@ from dbbench.drivers.errors import DriversError
 ROWS_PER_PART = 500_000  # a part is the unit of parallel generation
 QUEUE_BATCHES = 4  # batches in flight per part: bounds memory
 PROCESS_MIN_ROWS = 2_000_000  # below this, worker processes cost more than they save
+SPOOL_PREFIX = "dbbench-load-"  # + the loading process's id
 SPOOL_MIN_BYTES = 1 << 30  # shared memory is used for the batches in flight if it has this
 
 
@@ -263,6 +264,30 @@ def _spool_dir() -> str | None:
     return shm if room >= SPOOL_MIN_BYTES and os.access(shm, os.W_OK) else None
 
 
+def _remove_stale_spools(spool_dir: str | None) -> None:
+    """Remove the spools of loads whose process is gone (killed before it could clean up):
+    in shared memory they would hold memory until the next reboot."""
+    root = spool_dir or tempfile.gettempdir()
+    try:
+        names = [n for n in os.listdir(root) if n.startswith(SPOOL_PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(SPOOL_PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, but not ours to signal
+        return True
+    return True
+
+
 def _produce(
     slot: int, source: TableSource, table: str, sf: float, part: int, parts: int, spool: str
 ) -> None:
@@ -297,7 +322,9 @@ class _ProcessFeed:
         ctx.set_forkserver_preload([type(source).__module__])
         self.order = order
         self.parts = {t: sum(1 for u in units if u.table == t) for t in order}
-        self.spool = tempfile.mkdtemp(prefix="dbbench-load-", dir=_spool_dir())
+        spool_dir = _spool_dir()
+        _remove_stale_spools(spool_dir)
+        self.spool = tempfile.mkdtemp(prefix=f"{SPOOL_PREFIX}{os.getpid()}-", dir=spool_dir)
         self.queues = [ctx.Queue(QUEUE_BATCHES * jobs) for _ in order]
         self.pool = ctx.Pool(jobs, initializer=_init_worker, initargs=(self.queues,))
         self.results = {

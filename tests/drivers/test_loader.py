@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
+import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -110,10 +114,27 @@ def _load_through_workers(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
             assert engine.session().query(CHECKSUM).rows[0] == _inline_checksum()
     finally:
         engine.close()
+    spools = os.listdir(loader._spool_dir() or tempfile.gettempdir())
+    assert not [n for n in spools if n.startswith(f"{loader.SPOOL_PREFIX}{os.getpid()}-")]
     assert sink.started == [(total, len(TABLES))]
     assert sink.rows == total and sink.advances > len(TABLES)  # batch by batch
     assert sorted(sink.done) == sorted(TABLES)
     assert sink.finished == 1
+
+
+def test_spools_of_dead_loads_are_removed(tmp_path: Path) -> None:
+    """A load killed outright leaves its spool behind; the next load removes it (in shared
+    memory it would hold memory until a reboot), but never a live process's spool."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f"{loader.SPOOL_PREFIX}{dead.pid}-abc"
+    live = tmp_path / f"{loader.SPOOL_PREFIX}{os.getpid()}-def"
+    other = tmp_path / "unrelated"
+    for folder in (stale, live, other):
+        folder.mkdir()
+        (folder / "orders-1-0.arrow").write_bytes(b"x")
+    loader._remove_stale_spools(str(tmp_path))
+    assert not stale.exists() and live.exists() and other.exists()
 
 
 def test_check_loaded_refuses_foreign_or_damaged_databases(tmp_path: Path) -> None:
