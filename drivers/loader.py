@@ -29,8 +29,6 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as dist_version
 from typing import Any, Protocol
 
 import pyarrow as pa
@@ -48,6 +46,7 @@ from dbbench.drivers.engine import (
     Engine,
 )
 from dbbench.drivers.errors import DriversError
+from dbbench.reports.model import kit_version
 
 ROWS_PER_PART = 500_000  # a part is the unit of parallel generation
 QUEUE_BATCHES = 4  # batches in flight per part: bounds memory
@@ -109,13 +108,6 @@ DBGEN = DbgenSource()
 
 def _format_sf(sf: float) -> str:
     return format(sf, "g")
-
-
-def kit_version() -> str:
-    try:
-        return dist_version("dbbench")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def load_database(
