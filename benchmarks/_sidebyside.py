@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 #: One run of a contender: seconds per phase, with the whole under "total".
 Timings = dict[str, float]
+#: Every total measured, per contender (for the spread).
+TOTALS: dict[str, list[float]] = {}
 
 
 def best_of(repeat: int, contenders: dict[str, Callable[[], Timings]]) -> dict[str, Timings]:
@@ -20,6 +22,8 @@ def best_of(repeat: int, contenders: dict[str, Callable[[], Timings]]) -> dict[s
     for _ in range(repeat):
         for label, run in contenders.items():
             got = run()
+            print(f"  run: {label:8} total {got['total']:.2f} s", flush=True)
+            TOTALS.setdefault(label, []).append(got["total"])
             if label not in best or got["total"] < best[label]["total"]:
                 best[label] = got
     return best
@@ -27,9 +31,13 @@ def best_of(repeat: int, contenders: dict[str, Callable[[], Timings]]) -> dict[s
 
 def print_ratio(sf: float, repeat: int, best: dict[str, Timings], target: float) -> None:
     """The report both load benchmarks print; the ratio is dbbench's total over the peer's."""
-    print(f"SF {sf:g}, {os.cpu_count()} CPUs, best of {repeat}")
+    print(
+        f"SF {sf:g}, {os.cpu_count()} CPUs, best of {repeat}, load average {os.getloadavg()[0]:.1f}"
+    )
     for label, got in best.items():
         parts = ", ".join(f"{k} {v:.2f} s" for k, v in got.items())
-        print(f"  {label:8} {parts}")
+        totals = TOTALS.get(label, [got["total"]])
+        spread = (max(totals) - min(totals)) / min(totals) * 100
+        print(f"  {label:8} {parts} (spread {spread:.0f} %)")
     ratio = best["dbbench"]["total"] / best["peer"]["total"]
     print(f"  dbbench / peer = {ratio:.2f} (target <= {target:.2f})")

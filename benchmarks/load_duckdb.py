@@ -9,7 +9,7 @@
 
 Both end with the same eight tables in a DuckDB file on the same disk. Runs alternate
 (dbbench, peer, dbbench, ...) so that a busy machine hurts both alike; the best of
-``--repeat`` is kept. The target is half the peer's time.
+``--repeat`` is kept. The target (issue 13) is 0.8 of the peer's time. No keys on either side.
 
 Run: ``python benchmarks/load_duckdb.py [--sf 1] [--repeat 1] [--jobs N]``.
 """
@@ -92,7 +92,7 @@ def main(argv: list[str]) -> int:
             return peer(args.sf, Path(tmp))
 
     best = best_of(args.repeat, {"dbbench": run_ours, "peer": run_peer})
-    print_ratio(args.sf, args.repeat, best, target=0.50)
+    print_ratio(args.sf, args.repeat, best, target=0.80)
     return 0
 
 

@@ -10,40 +10,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from dbbench.dbgen import rng
 from dbbench.dbgen.errors import DbgenError
-from dbbench.dbgen.scale import LARGE_SCALE, Span, base_count, chunk, unit_count, updates_per_set
-from dbbench.dbgen.schema import TABLES
-from dbbench.dbgen.tables import customer, region_nation, supplier
-from dbbench.dbgen.tables import part as part_table
-from dbbench.dbgen.tables.orders import (
-    O_LCNT,
-    LargeState,
-    OrderBlock,
-    advance_large_state,
-    lineitem_batch,
-    order_key,
-    orders_batch,
+from dbbench.dbgen.generators import (
+    GENERATORS,
+    UPDATED_TABLES,
+    TableGenerator,
+    order_batches,
+    sub_spans,
 )
+from dbbench.dbgen.scale import LARGE_SCALE, Span, base_count, chunk, updates_per_set
+from dbbench.dbgen.schema import TABLES
+from dbbench.dbgen.tables.orders import LargeState, OrderBlock, advance_large_state, order_key
 
-#: The eight tables in dbgen's generation order.
-TABLE_NAMES: list[str] = list(TABLES)
-
+#: dbgen ``-T`` letters: each table's own (from the schema) and dbgen's three groups.
 _LETTERS: dict[str, tuple[str, ...]] = {
-    "r": ("region",),
-    "n": ("nation",),
-    "s": ("supplier",),
-    "c": ("customer",),
-    "P": ("part",),
-    "S": ("partsupp",),
-    "O": ("orders",),
-    "L": ("lineitem",),
+    **{t.letter: (t.name,) for t in TABLES.values()},
     "p": ("part", "partsupp"),
     "o": ("orders", "lineitem"),
     "l": ("nation", "region"),
@@ -51,20 +37,6 @@ _LETTERS: dict[str, tuple[str, ...]] = {
 DEFAULT_BATCH_ROWS = 100_000
 #: Largest scale factor whose keys (about 6,000,000·SF for orders) fit a signed 64-bit int.
 MAX_SCALE = (2**63 - 1) // 6_000_000
-#: SF -> LINEITEM rows from the specification's Table 4, for scales too large to count.
-LINEITEM_ROWS = {
-    1: 6_001_215,
-    10: 59_986_052,
-    30: 179_998_372,
-    100: 600_037_902,
-    300: 1_799_989_091,
-    1000: 5_999_989_709,
-    3000: 18_000_048_306,
-    10000: 59_999_994_267,
-    30000: 179_999_978_268,
-    100000: 599_999_969_200,
-}
-_EXACT_LINEITEM_ORDERS = 15_000_000  # count exactly up to SF10 (about a second)
 
 
 def parse_tables(spec: str) -> list[str]:
@@ -78,7 +50,7 @@ def parse_tables(spec: str) -> list[str]:
         else:
             known = "r n s c P S O L p o l or a table name"
             raise DbgenError(f"unknown table {item!r} (use {known})")
-    return [t for t in TABLE_NAMES if t in chosen]
+    return [t for t in TABLES if t in chosen]
 
 
 def validate_scale(sf: float) -> float:
@@ -103,49 +75,23 @@ def order_count(sf: float) -> int:
 
 
 def row_count(table: str, sf: float) -> int:
-    """Rows of ``table``: exact, except LINEITEM above SF10 (see :func:`lineitem_rows`)."""
-    _check_table(table)
-    sf = validate_scale(sf)
-    if table == "region":
-        return 5
-    if table == "nation":
-        return 25
-    if table == "partsupp":
-        return 4 * unit_count(table, sf)
-    if table == "lineitem":
-        return lineitem_rows(sf)
-    return unit_count(table, sf)
+    """Rows of ``table``: exact, except LINEITEM above SF10 (the spec's Table 4 counts for
+    the scale factors it lists, else 4 lines per order)."""
+    gen = generator(table)
+    return gen.count(validate_scale(sf))
 
 
-@lru_cache(maxsize=32)
-def lineitem_rows(sf: float) -> int:
-    """Exact up to 15M orders (sums the line-count draws); beyond, the spec's Table 4 count
-    for the scale factors it lists, else the estimate 4 lines per order."""
-    orders = order_count(sf)
-    if orders <= _EXACT_LINEITEM_ORDERS:
-        total = 0
-        for start in range(0, orders, 1 << 21):
-            n = min(1 << 21, orders - start)
-            total += int(rng.unif(rng.draw(O_LCNT, start, n), 1, 7).sum())
-        return total
-    if sf == int(sf) and int(sf) in LINEITEM_ROWS:
-        return LINEITEM_ROWS[int(sf)]
-    return 4 * orders
-
-
-def _check_table(table: str) -> None:
-    if table not in TABLES:
-        raise DbgenError(f"unknown table {table!r}")
+def generator(table: str) -> TableGenerator:
+    """The registry entry of ``table``; a one-line DbgenError for an unknown name."""
+    try:
+        return GENERATORS[table]
+    except KeyError:
+        raise DbgenError(f"unknown table {table!r}") from None
 
 
 def _check_part(part: int, parts: int) -> None:
     if parts < 1 or not 1 <= part <= parts:
         raise DbgenError(f"part {part} of {parts} is not valid (need 1 <= part <= parts)")
-
-
-def _sub_spans(span: Span, step: int) -> Iterator[Span]:
-    for start in range(span.start, span.start + span.count, step):
-        yield Span(start, min(step, span.start + span.count - start))
 
 
 def table_batches(
@@ -162,52 +108,13 @@ def table_batches(
     ``batch_rows / 4`` orders or parts (so at most 7/4·batch_rows lineitem rows). NATION and
     REGION are never chunked by dbgen: part 1 holds all their rows, the other parts are empty.
     """
-    _check_table(table)
+    gen = generator(table)
     sf = validate_scale(sf)
     _check_part(part, parts)
     if batch_rows < 1:
         raise DbgenError(f"batch_rows must be positive, got {batch_rows}")
-    if table in ("nation", "region"):
-        if part == 1:
-            yield region_nation.nation() if table == "nation" else region_nation.region()
-        return
-    span = chunk(unit_count(table, sf), part, parts)
-    if table in ("orders", "lineitem"):
-        yield from _order_batches(
-            table, sf, span, max(1, batch_rows // (4 if table == "lineitem" else 1))
-        )
-        return
-    step = max(1, batch_rows // 4) if table == "partsupp" else batch_rows
-    suppliers = base_count("supplier", sf)
-    for sub in _sub_spans(span, step):
-        if table == "part":
-            yield part_table.part(sub)
-        elif table == "partsupp":
-            yield part_table.partsupp(sub, suppliers)
-        elif table == "supplier":
-            yield supplier.supplier(sub)
-        else:
-            yield customer.customer(sub)
-
-
-def _order_batches(
-    table: str,
-    sf: float,
-    span: Span,
-    step: int,
-    *,
-    first_index: int | None = None,
-    seq: int = 0,
-    state: LargeState | None = None,
-) -> Iterator[pa.RecordBatch]:
-    """Orders or lineitem for the orders at stream positions ``span``."""
-    if state is None and sf >= LARGE_SCALE:
-        state = LargeState.at(span.start)
-    index0 = span.start + 1 if first_index is None else first_index
-    make = orders_batch if table == "orders" else lineitem_batch
-    for sub in _sub_spans(span, step):
-        block = OrderBlock(sf, sub.start, sub.count, index0 + (sub.start - span.start), seq)
-        yield make(block, state)
+    span = chunk(gen.units(sf), part, parts) if gen.chunked else Span(0, int(part == 1))
+    yield from gen.batches(sf, span, gen.units_per_batch(batch_rows))
 
 
 def rows_per_update_set(sf: float) -> int:
@@ -237,8 +144,10 @@ def update_batches(
     start+count−1`` of the set (dbgen's ``-i`` segments), generated without the ones before,
     except at SF >= 30000 where dbgen's 64-bit l_partkey stream must be stepped through them.
     """
-    if table not in ("orders", "lineitem"):
-        raise DbgenError(f"update sets hold orders and lineitem rows, not {table!r}")
+    gen = GENERATORS.get(table)
+    if gen is None or gen.order_batch is None:
+        held = " and ".join(UPDATED_TABLES)
+        raise DbgenError(f"update sets hold {held} rows, not {table!r}")
     sf = validate_scale(sf)
     _check_set(set_number)
     per_set = updates_per_set(sf)
@@ -247,15 +156,15 @@ def update_batches(
         raise DbgenError(f"orders {start}..{start + count} are outside update set of {per_set}")
     first = order_count(sf) + (set_number - 1) * per_set
     index0 = (set_number - 1) * per_set + 1
-    step = max(1, batch_rows // (4 if table == "lineitem" else 1))
+    step = gen.units_per_batch(batch_rows)
     seq = 1 + set_number // 1000
     state = None
     if sf >= LARGE_SCALE:  # the 64-bit streams are stepped through the skipped orders
         state = LargeState.at(first)
-        for sub in _sub_spans(Span(first, start), step):
+        for sub in sub_spans(Span(first, start), step):
             advance_large_state(OrderBlock(sf, sub.start, sub.count, 1), state)
-    yield from _order_batches(
-        table,
+    yield from order_batches(
+        gen.order_batch,
         sf,
         Span(first + start, count),
         step,

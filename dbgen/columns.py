@@ -119,13 +119,15 @@ def pool_slices(off: I64, ln: I64) -> pa.Array:
     first8, next4 = pool_words()
     views = np.empty((n, 4), dtype=np.int32)  # length, prefix/inline, buffer, offset
     views[:, 0] = ln
-    head = views[:, 1:3].view(np.uint64).reshape(n)
-    np.copyto(head, first8[off])
-    views[:, 3] = next4[np.minimum(off + 8, len(next4) - 1)].view(np.int32)
-    short = ln <= 12
-    _zero_tail(views, ln, short)
-    views[~short, 2] = 0
-    views[~short, 3] = off[~short]
+    views[:, 1] = next4[off].view(np.int32)  # a long value's prefix: its first 4 bytes
+    views[:, 2] = 0  # long values: buffer 0 (the pool) at their offset
+    views[:, 3] = off
+    short = ln <= 12  # inline: all 12 bytes gathered, for these rows only (few of them)
+    rows = np.flatnonzero(short)
+    if len(rows):
+        views[rows, 1:3] = first8[off[rows]].view(np.int32).reshape(-1, 2)
+        views[rows, 3] = next4[np.minimum(off[rows] + 8, len(next4) - 1)].view(np.int32)
+        _zero_tail(views, ln, short)
     arr = pa.Array.from_buffers(
         pa.string_view(), n, [None, pa.py_buffer(views), pa.py_buffer(pool)]
     )

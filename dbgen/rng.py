@@ -98,11 +98,12 @@ def mulmod(a: U64, b: U64 | int) -> U64:
     One fold leaves ``r < 2P`` (``r = 2P`` would need ``a·b = P·(P+2)``, impossible for
     operands below the prime P), and ``min(r, r − P)`` in unsigned arithmetic finishes it.
     """
-    prod = a * (np.uint64(b) if isinstance(b, int) else b)
-    r = prod & np.uint64(P)
-    prod >>= np.uint64(31)
+    prod = np.multiply(a, np.uint64(b) if isinstance(b, int) else b)
+    r = np.bitwise_and(prod, np.uint64(P))
+    np.right_shift(prod, np.uint64(31), out=prod)
     r += prod
-    np.minimum(r, r - np.uint64(P), out=r)
+    np.subtract(r, np.uint64(P), out=prod)  # reuses prod's memory: one temporary less
+    np.minimum(r, prod, out=r)
     return r
 
 

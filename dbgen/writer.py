@@ -38,7 +38,8 @@ import pyarrow as pa
 from dbbench.dbgen import api
 from dbbench.dbgen.errors import DbgenError
 from dbbench.dbgen.formats.parquet import ParquetTableWriter
-from dbbench.dbgen.progress import NullProgress, ProgressSink, Summary
+from dbbench.dbgen.generators import GENERATORS
+from dbbench.dbgen.progress import NullSink, ProgressSink, Summary
 from dbbench.dbgen.schema import TABLES
 from dbbench.dbgen.segments import (
     Encoding,
@@ -60,19 +61,9 @@ SEGMENT_BYTES = 32 * 1024 * 1024
 #: is still streamed batch by batch, so only its duration grows, not memory.
 MAX_SEGMENTS = 4096
 
-#: Average .tbl row length per table (spec Table 3 and measured SF1 files): only used to
+#: Average row length of a delete file (the tables' own are in the registry): only used to
 #: size segments and the progress estimate, never for correctness.
-_ROW_BYTES = {
-    "region": 124,
-    "nation": 128,
-    "supplier": 142,
-    "part": 122,
-    "partsupp": 144,
-    "customer": 163,
-    "orders": 110,
-    "lineitem": 126,
-    "delete": 8,
-}
+_DELETE_ROW_BYTES = 8
 
 
 @dataclass(frozen=True)
@@ -151,7 +142,7 @@ def _table_files(options: GenOptions) -> list[OutputFile]:
     wanted = [options.part] if options.part is not None else range(1, options.parts + 1)
     for table in options.tables:
         rows = api.row_count(table, options.sf)
-        if table in ("nation", "region"):  # dbgen never chunks them: written once, whole
+        if not GENERATORS[table].chunked:  # NATION, REGION: written once, whole
             if options.part in (None, 1):
                 path = options.out_dir / _file_name(table, options.fmt, None)
                 source = Source("table", table, options.sf)
@@ -192,13 +183,9 @@ def _update_files(options: GenOptions) -> list[OutputFile]:
     return files
 
 
-def _base_rows(table: str, sf: float) -> int:
-    """The number of dbgen 'rows' that chunking divides (orders for lineitem, parts for ps)."""
-    if table == "lineitem":
-        return api.order_count(sf)
-    if table == "partsupp":
-        return api.row_count("part", sf)
-    return api.row_count(table, sf)
+def _row_bytes(out: OutputFile) -> int:
+    """Average output row length of a file (sizes segments, orders the work)."""
+    return _DELETE_ROW_BYTES if out.source.kind == "delete" else GENERATORS[out.table].row_bytes
 
 
 def split_count(base: int, part: int, parts: int, wanted: int) -> int:
@@ -223,10 +210,11 @@ def _cut(out: OutputFile, index: int, options: GenOptions, token: str) -> None:
     """Replace the file's placeholder by its real segments and temporary paths."""
     source = out.source
     count = 1
-    if source.kind == "table" and out.table not in ("nation", "region"):
-        estimate = out.expected_rows * _ROW_BYTES[out.table]
+    gen = GENERATORS[out.table] if source.kind == "table" else None
+    if gen is not None and gen.chunked:
+        estimate = out.expected_rows * gen.row_bytes
         wanted = min(MAX_SEGMENTS, math.ceil(estimate / max(1, options.segment_bytes)))
-        base = _base_rows(out.table, options.sf)
+        base = gen.units(api.validate_scale(options.sf))
         count = split_count(base, source.part, source.parts, wanted)
     encoding: Encoding = out.fmt
     if out.fmt == "parquet" and count > 1:
@@ -320,7 +308,7 @@ class _Assembler:
             self.progress.advance(0, out.temp.stat().st_size - before)
         os.replace(out.temp, out.final)
         self.nbytes += out.final.stat().st_size
-        self.progress.file_done(out.final.name)
+        self.progress.output_done(out.final.name)
 
     def abort(self) -> None:
         for writer in self._parquet.values():
@@ -438,13 +426,13 @@ def generate(options: GenOptions, progress: ProgressSink | None = None) -> Summa
     Raises :class:`DbgenError` for bad input, a full disk or an unwritable directory; on
     any failure or Ctrl-C (re-raised as KeyboardInterrupt) every temporary is removed.
     """
-    sink: ProgressSink = progress or NullProgress()
+    sink: ProgressSink = progress or NullSink()
     token = f"{os.getpid()}-{secrets.token_hex(3)}"
     files = plan(options, token)
     _prepare_out_dir(options.out_dir, files, options.force)
     # Biggest files first: their many segments spread over the processes while the small
     # files fill the gaps at the end, and a Parquet file's serial encoding starts early.
-    by_size = sorted(files, key=lambda f: -f.expected_rows * _ROW_BYTES[f.table])
+    by_size = sorted(files, key=lambda f: -f.expected_rows * _row_bytes(f))
     segments = [s for f in by_size for s in f.segments]
     jobs = min(resolve_jobs(options.jobs), len(segments))
     assembler = _Assembler(files, sink)

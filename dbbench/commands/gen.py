@@ -17,10 +17,12 @@ from typing import Annotated
 
 import typer
 
+from dbbench.commands.gen_progress import GenProgressBar
 from dbbench.commands.options import ScaleFactor
 from dbbench.dbgen import api
 from dbbench.dbgen.errors import DbgenError
-from dbbench.dbgen.progress import NullProgress, ProgressSink, RichProgress
+from dbbench.dbgen.progress import NullSink, ProgressSink
+from dbbench.dbgen.schema import TABLES
 from dbbench.dbgen.writer import SEGMENT_BYTES, GenOptions, generate
 
 
@@ -65,7 +67,7 @@ def _options(
     return GenOptions(
         sf=sf,
         out_dir=out,
-        tables=tuple(api.parse_tables(tables)) if tables else tuple(api.TABLE_NAMES),
+        tables=tuple(api.parse_tables(tables)) if tables else tuple(TABLES),
         fmt=fmt.value,
         parts=1 if parts is None else parts,
         part=part,
@@ -120,9 +122,9 @@ def register(app: typer.Typer) -> None:
 
 def _run(options: GenOptions, quiet: bool) -> None:
     """Generate with a progress bar only on a terminal; Ctrl-C exits 130 after clean-up."""
-    progress: ProgressSink = NullProgress()
+    progress: ProgressSink = NullSink()
     if not quiet and sys.stderr.isatty():
-        progress = RichProgress()
+        progress = GenProgressBar()
     _interrupt_on_sigterm()
     try:
         summary = generate(options, progress)

@@ -21,13 +21,13 @@ from typing import Annotated
 import typer
 
 from dbbench.commands.options import ScaleFactor
-from dbbench.commands.run_progress import show_progress
+from dbbench.commands.run_progress import phase_breakdown, show_progress
 from dbbench.drivers.errors import ConnectionLostError
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import (
     Benchmark,
-    Progress,
     RunOptions,
+    RunProgress,
     prepare_run_dir,
     remove_if_empty,
 )
@@ -108,13 +108,17 @@ def _write_reports(
     return write_reports(result, out_dir, cost_sheet=cost_sheet)
 
 
-def _outcome(bench: Benchmark, cost_sheet: CostSheet | None) -> None:
-    """Write the reports, print where everything is, and exit with the right code."""
+def _outcome(bench: Benchmark, cost_sheet: CostSheet | None, progress: RunProgress) -> None:
+    """Write the reports, print where everything is and where the time went, and exit with
+    the right code."""
     result = bench.result
+    progress.start_phase("reports", [], 0, 0)
     reports = _write_reports(result, bench.out_dir, cost_sheet)
+    progress.end_phase()
     typer.echo(f"result: {bench.result_path}")
     for path in reports:
         typer.echo(f"report: {path}")
+    typer.echo(phase_breakdown(progress))
     if result.compliance.reasons and not result.errors:
         typer.echo(f"not compliant: {'; '.join(messages(result.compliance))}", err=True)
     if result.errors:
@@ -145,7 +149,7 @@ def execute(
         if created:
             remove_if_empty(out_dir)
         raise
-    progress = Progress()
+    progress = RunProgress()
     try:
         bench = Benchmark(
             db, url, options, out_dir, command=command, progress=progress, judge=judge
@@ -163,7 +167,7 @@ def execute(
                 raise typer.Exit(ExitCode.INTERRUPTED) from None
     finally:
         db.close()
-    _outcome(bench, sheet)
+    _outcome(bench, sheet, progress)
 
 
 def _stopped(bench: Benchmark, cost_sheet: CostSheet | None, why: str) -> None:

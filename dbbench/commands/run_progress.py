@@ -1,6 +1,6 @@
 """Live progress of ``dbbench run`` and friends: rich on a terminal, plain lines elsewhere.
 
-The sequencer only keeps counters (:class:`drivers.sequencer.Progress`); this module polls
+The sequencer only keeps counters (:class:`drivers.sequencer.RunProgress`); this module polls
 them from a background thread, so drawing never slows a stream down.
 """
 
@@ -17,7 +17,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from dbbench.drivers.sequencer import Progress, ProgressSnapshot
+from dbbench.drivers.sequencer import REFRESH_SETS, ProgressSnapshot, RunProgress
 
 #: Seconds between plain progress lines when stderr is not a terminal.
 PLAIN_INTERVAL = float(os.environ.get("DBBENCH_PROGRESS_INTERVAL", "30"))
@@ -47,7 +47,22 @@ def describe(snap: ProgressSnapshot) -> str:
     return " | ".join(parts)
 
 
-def _table(progress: Progress) -> Group:
+def phase_breakdown(progress: RunProgress) -> str:
+    """Where the wall time went, one line: each phase in order, the refresh-set generation of
+    all runs summed into one entry (before the reports, the last phase), what fell between
+    phases, and the total."""
+    durations, total = progress.phase_seconds()
+    refresh = [seconds for name, seconds in durations if name.endswith(REFRESH_SETS)]
+    parts = [f"{n} {s:.1f} s" for n, s in durations if not n.endswith(REFRESH_SETS)]
+    if refresh:
+        at = len(parts) - 1 if durations[-1][0] == "reports" else len(parts)
+        parts.insert(at, f"{REFRESH_SETS} {sum(refresh):.1f} s")
+    other = max(0.0, total - sum(seconds for _, seconds in durations))
+    parts.append(f"other {other:.1f} s")
+    return f"phases: {', '.join(parts)}; total {total:.1f} s"
+
+
+def _table(progress: RunProgress) -> Group:
     """The summary line, then one row per stream of the current phase."""
     snap = progress.snapshot()
     table = Table(show_edge=False)
@@ -58,14 +73,14 @@ def _table(progress: Progress) -> Group:
     return Group(Text(describe(snap)), table)
 
 
-def _plain(progress: Progress, out: TextIO, stop: threading.Event) -> None:
+def _plain(progress: RunProgress, out: TextIO, stop: threading.Event) -> None:
     while not stop.wait(PLAIN_INTERVAL):
         out.write(f"dbbench: {describe(progress.snapshot())}\n")
         out.flush()
 
 
 @contextmanager
-def show_progress(progress: Progress, out: TextIO) -> Iterator[None]:
+def show_progress(progress: RunProgress, out: TextIO) -> Iterator[None]:
     """Show progress while the body runs; nothing is left running afterwards."""
     if out.isatty():
         console = Console(file=out)

@@ -14,8 +14,8 @@ from dbbench.drivers.errors import DriversError, one_line
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import (
     Benchmark,
-    Progress,
     RunOptions,
+    RunProgress,
     prepare_run_dir,
     remove_if_empty,
 )
@@ -58,7 +58,7 @@ def run_benchmark(
         remove_if_empty(out_dir)
         return Outcome("failed", error_line(exc).removeprefix("dbbench: error: ").strip())
     try:
-        progress = Progress()
+        progress = RunProgress()
         bench = Benchmark(
             db, url, options, out_dir, command=command, progress=progress, judge=judge
         )

@@ -7,17 +7,18 @@ result file (:class:`reports.model.BenchmarkResult`) after each phase.
 
 from dbbench.drivers.sequencer.benchmark import Benchmark
 from dbbench.drivers.sequencer.config import RunOptions
-from dbbench.drivers.sequencer.progress import Progress, ProgressSnapshot
+from dbbench.drivers.sequencer.progress import REFRESH_SETS, ProgressSnapshot, RunProgress
 from dbbench.drivers.sequencer.rundir import prepare_run_dir, remove_if_empty
 from dbbench.reports.model import JOURNAL_FILE, RESULT_FILE
 
 __all__ = [
     "JOURNAL_FILE",
+    "REFRESH_SETS",
     "RESULT_FILE",
     "Benchmark",
-    "Progress",
     "ProgressSnapshot",
     "RunOptions",
+    "RunProgress",
     "prepare_run_dir",
     "remove_if_empty",
 ]

@@ -24,7 +24,7 @@ from dbbench.drivers.sequencer.config import RunOptions, check_options
 from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.load import load_or_reuse, reuse
 from dbbench.drivers.sequencer.phases import power_test, throughput_test
-from dbbench.drivers.sequencer.progress import Progress
+from dbbench.drivers.sequencer.progress import RunProgress
 from dbbench.drivers.sequencer.refresh import UpdateSets
 from dbbench.drivers.sysinfo import engine_info, system_info
 from dbbench.drivers.telemetry import Sampler, engine_probe, engine_scope
@@ -55,14 +55,14 @@ class Benchmark:
         out_dir: Path,
         *,
         command: str = "run",
-        progress: Progress | None = None,
+        progress: RunProgress | None = None,
         judge: Judge | None = None,
     ) -> None:
         check_options(options)
         self.out_dir = out_dir
         self.options = options
         self.journal = Journal(out_dir / JOURNAL_FILE)
-        self.ctx = RunContext(engine, options, self.journal, progress=progress or Progress())
+        self.ctx = RunContext(engine, options, self.journal, progress=progress or RunProgress())
         self.sets = UpdateSets(engine, options.sf)
         self.judge = judge
         self.seed_time = time.time()

@@ -16,7 +16,7 @@ from dbbench.drivers.errors import ConnectionLostError, DriversError, one_line
 from dbbench.drivers.journal import Journal
 from dbbench.drivers.sequencer.clock import Clock
 from dbbench.drivers.sequencer.config import RunOptions
-from dbbench.drivers.sequencer.progress import Progress
+from dbbench.drivers.sequencer.progress import RunProgress
 from dbbench.reports.model import Interval, RunResult
 
 
@@ -26,7 +26,7 @@ class RunContext:
     options: RunOptions
     journal: Journal
     clock: Clock = field(default_factory=Clock)
-    progress: Progress = field(default_factory=Progress)
+    progress: RunProgress = field(default_factory=RunProgress)
     stop: threading.Event = field(default_factory=threading.Event)
     problems: list[str] = field(default_factory=list)
     _sessions: list[Session] = field(default_factory=list)

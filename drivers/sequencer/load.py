@@ -18,9 +18,7 @@ def load_test(ctx: RunContext) -> LoadResult:
     """Create, load and prepare the database; everything inside one timed interval."""
     ctx.journal.event("load_start", sf=ctx.options.sf)
     start = ctx.clock.mono()
-    stats = load_database(
-        ctx.engine, ctx.options.sf, jobs=ctx.options.jobs, progress=ctx.progress.table_rows
-    )
+    stats = load_database(ctx.engine, ctx.options.sf, jobs=ctx.options.jobs, progress=ctx.progress)
     end = ctx.clock.mono()
     result = LoadResult(
         start=ctx.clock.wall(start),

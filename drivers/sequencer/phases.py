@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import partial
 
 from dbbench.drivers.sequencer.context import RunContext
+from dbbench.drivers.sequencer.progress import REFRESH_SETS
 from dbbench.drivers.sequencer.refresh import (
     UpdateSets,
     refresh_stream,
@@ -44,6 +45,7 @@ def _span(run: RunResult, phase: Phase) -> tuple[float | None, float | None]:
 def power_test(ctx: RunContext, sets: UpdateSets, run: RunResult) -> None:
     """RF1, the 22 queries of stream 0 in Appendix-A order, RF2."""
     params = stream_params(ctx, run, 0)
+    ctx.progress.start_phase(f"run {run.number} {REFRESH_SETS}", [], 0, 0)
     sets.prefetch(1)
     ctx.progress.start_phase(f"run {run.number} power", [0], QUERIES_PER_STREAM, 1)
     ctx.journal.event("phase_start", run=run.number, phase="power", seed=run.seeds["0"])
@@ -73,6 +75,7 @@ def throughput_test(ctx: RunContext, sets: UpdateSets, run: RunResult) -> None:
     """S query streams and one refresh stream of S pairs, all at once."""
     streams = list(range(1, ctx.options.streams + 1))
     params = {s: stream_params(ctx, run, s) for s in streams}
+    ctx.progress.start_phase(f"run {run.number} {REFRESH_SETS}", [], 0, 0)
     sets.prefetch(len(streams))
     ctx.progress.start_phase(
         f"run {run.number} throughput", streams, QUERIES_PER_STREAM * len(streams), len(streams)

@@ -1,7 +1,9 @@
 """Live progress of a benchmark, as shared state that any renderer can poll.
 
 The sequencer only updates counters; the command line decides how to show them (a rich
-live table on a terminal, plain periodic lines otherwise). Library code never prints.
+live table on a terminal, plain periodic lines otherwise). Library code never prints. During
+the load test the counters are the loader's progress sink (``dbgen.progress.ProgressSink``,
+the one progress protocol of the kit).
 """
 
 from __future__ import annotations
@@ -9,6 +11,9 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+
+#: The phase in which a run generates its refresh sets, ahead of (outside) the timed tests.
+REFRESH_SETS = "refresh-set generation"
 
 
 @dataclass
@@ -29,7 +34,7 @@ class ProgressSnapshot:
 
 
 @dataclass
-class Progress:
+class RunProgress:
     """Thread-safe counters of the current phase; one object per benchmark."""
 
     phase: str = "starting"
@@ -39,24 +44,56 @@ class Progress:
     refresh_done: int = 0
     refresh_total: int = 0
     failures: int = 0
-    tables: dict[str, tuple[int, int]] = field(default_factory=dict)  # load: done, expected
+    load_done: int = 0  # rows loaded (load phase)
+    load_total: int = 0  # rows expected (load phase)
+    durations: list[tuple[str, float]] = field(default_factory=list)  # finished phases
     _started: float = field(default_factory=time.perf_counter)
     _phase_started: float = field(default_factory=time.perf_counter)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def start_phase(self, name: str, streams: list[int], queries: int, refresh: int) -> None:
+        """A new phase begins; the one before it ends now (its wall time is recorded)."""
         with self._lock:
+            self._close_phase()
             self.phase = name
             self.positions = dict.fromkeys(streams, 0)
             self.queries_done, self.queries_total = 0, queries
             self.refresh_done, self.refresh_total = 0, refresh
-            self.tables = {}
+            self.load_done = self.load_total = 0
             self._phase_started = time.perf_counter()
 
-    def table_rows(self, table: str, done: int, expected: int) -> None:
-        """The loader's callback: rows of one table loaded so far."""
+    def end_phase(self) -> None:
+        """The current phase is over and no other follows (yet)."""
         with self._lock:
-            self.tables[table] = (done, expected)
+            self._close_phase()
+            self.phase = "done"
+            self._phase_started = time.perf_counter()
+
+    def _close_phase(self) -> None:
+        if self.phase not in ("starting", "done"):
+            self.durations.append((self.phase, time.perf_counter() - self._phase_started))
+
+    def phase_seconds(self) -> tuple[list[tuple[str, float]], float]:
+        """The finished phases with their wall seconds, in order, and the seconds since
+        this object was created (the difference is time between phases)."""
+        with self._lock:
+            return list(self.durations), time.perf_counter() - self._started
+
+    # The loader's progress sink (dbgen.progress.ProgressSink), called from loading threads.
+
+    def start(self, total_rows: int, outputs: int) -> None:
+        with self._lock:
+            self.load_done, self.load_total = 0, total_rows
+
+    def advance(self, rows: int, nbytes: int) -> None:
+        with self._lock:
+            self.load_done += rows
+
+    def output_done(self, name: str) -> None:
+        return None
+
+    def finish(self) -> None:
+        return None
 
     def query_done(self, stream: int, ok: bool) -> None:
         with self._lock:
@@ -75,9 +112,8 @@ class Progress:
             elapsed = now - self._phase_started
             units_total = self.queries_total + 2 * self.refresh_total
             units_done = self.queries_done + 2 * self.refresh_done
-            if self.tables:
-                units_done = sum(d for d, _ in self.tables.values())
-                units_total = sum(e for _, e in self.tables.values())
+            if self.load_total:
+                units_done, units_total = self.load_done, self.load_total
             eta = None
             if units_done and units_total:
                 eta = max(0.0, elapsed / units_done * (units_total - units_done))
@@ -92,8 +128,5 @@ class Progress:
                 total_elapsed=now - self._started,
                 eta=eta,
                 failures=self.failures,
-                load_rows=(
-                    sum(d for d, _ in self.tables.values()),
-                    sum(e for _, e in self.tables.values()),
-                ),
+                load_rows=(self.load_done, self.load_total),
             )

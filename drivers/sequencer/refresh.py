@@ -27,9 +27,6 @@ from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.streams import connection_alive
 from dbbench.reports.model import Interval, IntervalKind, Phase, RunResult, Status
 
-#: Key of the next unused update set in the engine's bookkeeping state.
-NEXT_SET_KEY = STATE_NEXT_UPDATE_SET
-
 
 @dataclass(frozen=True)
 class UpdateSet:
@@ -78,7 +75,7 @@ class UpdateSets:
 
     def peek(self) -> int:
         """The next unused set, without taking it."""
-        value = self._engine.read_state().get(NEXT_SET_KEY, "1")
+        value = self._engine.read_state().get(STATE_NEXT_UPDATE_SET, "1")
         try:
             number = int(value)
         except ValueError as exc:
@@ -90,7 +87,7 @@ class UpdateSets:
     def reserve(self) -> int:
         """Take the next set and advance the counter (committed) before it is applied."""
         number = self.peek()
-        self._engine.write_state({NEXT_SET_KEY: str(number + 1)})
+        self._engine.write_state({STATE_NEXT_UPDATE_SET: str(number + 1)})
         return number
 
     def prefetch(self, count: int) -> None:

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+import os
+import subprocess
+import sys
+import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -66,28 +72,69 @@ def test_worker_processes_deliver_every_part(
         _load_through_workers(url, monkeypatch)
 
 
+class RecordingSink:
+    """A progress sink that keeps what the loader told it (from several threads)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.started: list[tuple[int, int]] = []
+        self.rows = 0
+        self.advances = 0
+        self.done: list[str] = []
+        self.finished = 0
+
+    def start(self, total_rows: int, outputs: int) -> None:
+        self.started.append((total_rows, outputs))
+
+    def advance(self, rows: int, nbytes: int) -> None:
+        with self.lock:
+            self.rows += rows
+            self.advances += 1
+
+    def output_done(self, name: str) -> None:
+        with self.lock:
+            self.done.append(name)
+
+    def finish(self) -> None:
+        self.finished += 1
+
+
 def _load_through_workers(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(loader, "PROCESS_MIN_ROWS", 0)
     monkeypatch.setattr(loader, "ROWS_PER_PART", 4000)
-    seen: dict[str, list[int]] = {}
-
-    def progress(table: str, done: int, total: int) -> None:
-        seen.setdefault(table, []).append(done)
-        assert total == api.row_count(table, SF)
+    sink = RecordingSink()
+    total = sum(api.row_count(t, SF) for t in TABLES)
 
     engine = open_engine(url)
     try:
-        stats = load_database(engine, SF, jobs=2, progress=progress)
+        stats = load_database(engine, SF, jobs=2, progress=sink)
         assert engine.row_counts() == {t: api.row_count(t, SF) for t in TABLES}
         assert stats.rows == engine.row_counts()
         if url == "duckdb":  # the same rows as generating in one thread
             assert engine.session().query(CHECKSUM).rows[0] == _inline_checksum()
     finally:
         engine.close()
-    for table, dones in seen.items():
-        assert dones == sorted(dones)
-        assert dones[-1] == api.row_count(table, SF)
-    assert set(seen) == set(TABLES)
+    spools = os.listdir(loader._spool_dir() or tempfile.gettempdir())
+    assert not [n for n in spools if n.startswith(f"{loader.SPOOL_PREFIX}{os.getpid()}-")]
+    assert sink.started == [(total, len(TABLES))]
+    assert sink.rows == total and sink.advances > len(TABLES)  # batch by batch
+    assert sorted(sink.done) == sorted(TABLES)
+    assert sink.finished == 1
+
+
+def test_spools_of_dead_loads_are_removed(tmp_path: Path) -> None:
+    """A load killed outright leaves its spool behind; the next load removes it (in shared
+    memory it would hold memory until a reboot), but never a live process's spool."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f"{loader.SPOOL_PREFIX}{dead.pid}-abc"
+    live = tmp_path / f"{loader.SPOOL_PREFIX}{os.getpid()}-def"
+    other = tmp_path / "unrelated"
+    for folder in (stale, live, other):
+        folder.mkdir()
+        (folder / "orders-1-0.arrow").write_bytes(b"x")
+    loader._remove_stale_spools(str(tmp_path))
+    assert not stale.exists() and live.exists() and other.exists()
 
 
 def test_check_loaded_refuses_foreign_or_damaged_databases(tmp_path: Path) -> None:
@@ -131,13 +178,15 @@ FAILING_SOURCE = """
 from dbbench.dbgen import api
 from dbbench.dbgen.errors import DbgenError
 
-row_count = api.row_count
 
+class FailingSource:
+    def row_count(self, table, sf):
+        return api.row_count(table, sf)
 
-def table_batches(table, sf, *, part=1, parts=1):
-    batches = api.table_batches(table, sf, part=part, parts=parts)
-    yield next(batches)
-    raise DbgenError("the generator ran out of luck")
+    def table_batches(self, table, sf, *, part=1, parts=1):
+        batches = api.table_batches(table, sf, part=part, parts=parts)
+        yield next(batches)
+        raise DbgenError("the generator ran out of luck")
 """
 
 
@@ -163,13 +212,14 @@ def test_generator_errors_surface_as_themselves(
     inline or in a worker process."""
     (tmp_path / "failing_source.py").write_text(FAILING_SOURCE)
     monkeypatch.syspath_prepend(str(tmp_path))
+    source = importlib.import_module("failing_source").FailingSource()
     if workers:
         monkeypatch.setattr(loader, "PROCESS_MIN_ROWS", 0)
     with _database(kind, request) as url:
         engine = open_engine(url)
         try:
             with pytest.raises(DbgenError, match="ran out of luck") as info:
-                load_database(engine, SF, jobs=2, source="failing_source")
+                load_database(engine, SF, jobs=2, source=source)
             assert "\n" not in str(info.value)
         finally:
             engine.close()

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from dbbench.cli import main
 from dbbench.commands import run_progress
-from dbbench.drivers.sequencer import RESULT_FILE, Progress
+from dbbench.drivers.sequencer import RESULT_FILE, RunProgress
 from dbbench.errors import ExitCode
 from dbbench.reports.compliance import messages
 from dbbench.reports.model import BenchmarkResult
@@ -65,11 +65,23 @@ def test_cost_sheet_is_checked_before_anything_runs(
     sheet = EXAMPLES / "cloud-vm-3y.toml"
     assert main(["run", "-s", SF, "-o", str(out), "--runs", "1", "--cost-sheet", str(sheet)]) == 0
     assert "Total system cost (3 years) | 9,948 USD" in (out / "report.md").read_text()
+    (phases,) = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("phases: ")]
+    listed, total = phases.removeprefix("phases: ").split("; ")
+    named = [part.rsplit(" ", 2)[0] for part in listed.split(", ")]
+    assert total.startswith("total ") and total.endswith(" s")
+    assert named == [
+        "load",
+        "run 1 power",
+        "run 1 throughput",
+        "refresh-set generation",
+        "reports",
+        "other",
+    ], phases
 
 
 def test_plain_progress_lines_when_not_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(run_progress, "PLAIN_INTERVAL", 0.01)
-    progress = Progress()
+    progress = RunProgress()
     out = io.StringIO()
     with run_progress.show_progress(progress, out):
         progress.start_phase("run 1 throughput", [1, 2], 44, 2)
@@ -82,7 +94,7 @@ def test_plain_progress_lines_when_not_on_a_terminal(monkeypatch: pytest.MonkeyP
 
 
 def test_terminal_progress_shows_each_stream() -> None:
-    progress = Progress()
+    progress = RunProgress()
     progress.start_phase("run 2 throughput", [1, 2, 3], 66, 3)
     for _ in range(5):
         progress.query_done(2, ok=True)
@@ -95,12 +107,37 @@ def test_terminal_progress_shows_each_stream() -> None:
 
 
 def test_load_progress_counts_rows() -> None:
-    progress = Progress()
+    progress = RunProgress()
     progress.start_phase("load", [], 0, 0)
-    progress.table_rows("lineitem", 30000, 60175)
-    progress.table_rows("orders", 15000, 15000)
+    progress.start(75175, 2)  # the loader's sink: lineitem and orders, 75,175 rows
+    progress.advance(30000, 0)
+    progress.output_done("lineitem")
+    progress.advance(15000, 0)
     text = run_progress.describe(progress.snapshot())
     assert text.startswith("load | rows 45,000/75,175 | elapsed")
+
+
+def test_phase_breakdown_sums_refresh_sets_and_shows_the_rest() -> None:
+    progress = RunProgress()
+    for name in ("load", "run 1 refresh-set generation", "run 1 power"):
+        progress.start_phase(name, [], 0, 0)
+        time.sleep(0.02)
+    progress.start_phase("run 1 refresh-set generation", [], 0, 0)
+    time.sleep(0.02)
+    progress.end_phase()
+    durations, total = progress.phase_seconds()
+    assert [name for name, _ in durations] == [
+        "load",
+        "run 1 refresh-set generation",
+        "run 1 power",
+        "run 1 refresh-set generation",
+    ]
+    assert all(seconds >= 0.02 for _, seconds in durations)
+    assert total >= sum(seconds for _, seconds in durations)
+    line = run_progress.phase_breakdown(progress)
+    assert line.startswith("phases: load 0.0 s, run 1 power 0.0 s, refresh-set generation 0.0 s")
+    assert ", other " in line and "; total " in line and line.endswith(" s")
+    assert progress.snapshot().phase == "done"
 
 
 def test_exit_code_of_an_invalid_run_is_3(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ from dbbench.drivers.errors import DriversError, QueryCancelledError
 from dbbench.drivers.journal import Journal, read_journal
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import (
-    Progress,
     RunOptions,
+    RunProgress,
     prepare_run_dir,
 )
 from dbbench.drivers.sequencer.clock import Clock
@@ -150,7 +150,7 @@ def test_run_directory_is_never_overwritten_by_accident(tmp_path: Path) -> None:
 
 
 def test_progress_counts_and_estimates() -> None:
-    progress = Progress()
+    progress = RunProgress()
     progress.start_phase("run 1 throughput", [1, 2], 44, 2)
     assert progress.snapshot().eta is None
     for _ in range(11):
