@@ -33,6 +33,7 @@ from dbbench.drivers.sequencer import (
     remove_if_empty,
 )
 from dbbench.drivers.sequencer.config import check_options
+from dbbench.drivers.sequencer.rundir import unfinished_run
 from dbbench.errors import DbbenchError, ExitCode
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.model import BenchmarkResult
@@ -148,7 +149,10 @@ def execute(
     sheet = load_cost_sheet(cost_sheet) if cost_sheet is not None else None  # fail fast
     check_options(options)
     out_dir = _out_dir(out, engine, options.sf)
+    dropped = unfinished_run(out_dir) if force else None
     created = prepare_run_dir(out_dir, force=force)
+    if dropped is not None:
+        typer.echo(f"dbbench: --force replaced {dropped} in {out_dir}", err=True)
     url = _engine_url(engine, out_dir)
     try:
         db = open_engine(url)
