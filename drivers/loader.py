@@ -19,6 +19,7 @@ import math
 import multiprocessing
 import os
 import queue
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
+from multiprocessing import forkserver, resource_tracker
 from typing import Any
 
 import pyarrow as pa
@@ -41,6 +43,7 @@ from dbbench.drivers.engine import (
     STATE_SCALE_FACTOR,
     Engine,
 )
+from dbbench.drivers.engines.common import wait_for
 from dbbench.drivers.errors import DriversError
 
 #: ``progress(table, rows_done, rows_expected)``, called from loading threads.
@@ -157,6 +160,7 @@ def _load_tables(
         feed = _ProcessFeed(units, order, sf, source, jobs)
     else:
         feed = _InlineFeed(units, sf, source)
+    # (a Ctrl-C right after the pool started: multiprocessing's exit handler terminates it)
     lock = threading.Lock()
     failed = threading.Event()  # one table failed: the others stop at their next batch
 
@@ -175,7 +179,7 @@ def _load_tables(
 
         began = time.perf_counter()
         try:
-            rows = engine.load_table(table, counted())
+            rows = engine.load_table(table, _Stoppable(counted(), feed.stop))
         except BaseException:
             failed.set()
             raise
@@ -187,6 +191,13 @@ def _load_tables(
         if parallel:
             with ThreadPoolExecutor(max_workers=len(order)) as pool:
                 futures = [pool.submit(load_one, t) for t in order]
+                try:
+                    wait_for(futures)
+                except BaseException:  # Ctrl-C: every table stops at its next batch
+                    failed.set()
+                    feed.stop()
+                    wait_for(futures)
+                    raise
             errors = [e for e in (f.exception() for f in futures) if e is not None]
             if errors:  # the first cause, not the "stopped" errors it provoked
                 first = [e for e in errors if "another table failed" not in str(e)]
@@ -196,6 +207,18 @@ def _load_tables(
                 load_one(table)
     finally:
         feed.close()
+
+
+class _Stoppable:
+    """A table's batches for :meth:`Engine.load_table`, with a ``stop()`` that any thread
+    may call (Ctrl-C) to make the feed stop waiting for its generator workers."""
+
+    def __init__(self, batches: Iterator[pa.RecordBatch], stop: Callable[[], None]) -> None:
+        self._batches = batches
+        self.stop = stop
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        return self._batches
 
 
 class _InlineFeed:
@@ -214,6 +237,9 @@ class _InlineFeed:
         for unit in (u for u in self.units if u.table == table):
             yield from self.gen.table_batches(table, self.sf, part=unit.part, parts=unit.parts)
 
+    def stop(self) -> None:
+        pass  # the consumer stops between two batches
+
     def close(self) -> None:
         pass
 
@@ -221,7 +247,31 @@ class _InlineFeed:
 _WORKER_QUEUES: list[Any] = []
 
 
+def _quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker with its leak warning off. After a second
+    Ctrl-C (an immediate exit) it removes the queues' semaphores, as it should, but its
+    two-line warning would follow dbbench's one line. Once per process; no effect if it runs.
+    """
+    old = os.environ.get("PYTHONWARNINGS")
+    os.environ["PYTHONWARNINGS"] = "ignore:resource_tracker:UserWarning"
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        if old is None:
+            del os.environ["PYTHONWARNINGS"]
+        else:
+            os.environ["PYTHONWARNINGS"] = old
+
+
 def _init_worker(queues: list[Any]) -> None:
+    # Ctrl-C on a terminal (or kill of the process group) signals the whole group: the
+    # main process stops the load, then terminates the workers. A worker killed by that
+    # signal itself could die half-way through a batch on the pipe, on which a loading
+    # thread would then wait forever; so the workers leave the group (they were born with
+    # SIGINT and SIGTERM blocked, from the forkserver) and take SIGTERM only from the pool.
+    os.setpgid(0, 0)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # Pool.terminate() uses it
     _WORKER_QUEUES[:] = queues
 
 
@@ -253,12 +303,23 @@ class _ProcessFeed:
         ctx.set_forkserver_preload([source])
         self.order = order
         self.parts = {t: sum(1 for u in units if u.table == t) for t in order}
-        self.queues = [ctx.Queue(QUEUE_BATCHES * jobs) for _ in order]
-        self.pool = ctx.Pool(jobs, initializer=_init_worker, initargs=(self.queues,))
-        self.results = {
-            u: self.pool.apply_async(_produce, (u.slot, source, u.table, sf, u.part, u.parts))
-            for u in units
-        }
+        self.stopping = threading.Event()
+        _quiet_resource_tracker()
+        # Ctrl-C and kill signal the whole process group. The forkserver (and each worker
+        # it forks) inherits this mask: a signal during its imports cannot kill it with a
+        # traceback. Starting the pool is not interrupted half-way (a worker would die of
+        # its torn start with a traceback); a signal meanwhile is handled right after.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            forkserver.ensure_running()
+            self.queues = [ctx.Queue(QUEUE_BATCHES * jobs) for _ in order]
+            self.pool = ctx.Pool(jobs, initializer=_init_worker, initargs=(self.queues,))
+            self.results = {
+                u: self.pool.apply_async(_produce, (u.slot, source, u.table, sf, u.part, u.parts))
+                for u in units
+            }
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
     def batches(self, table: str) -> Iterator[pa.RecordBatch]:
         schema = TABLES[table].arrow_schema
@@ -268,6 +329,8 @@ class _ProcessFeed:
             try:
                 item = inbox.get(timeout=1.0)
             except queue.Empty:
+                if self.stopping.is_set():
+                    raise DriversError(f"loading {table} stopped") from None
                 self._raise_failed(table)
                 continue
             if item is None:
@@ -283,6 +346,9 @@ class _ProcessFeed:
         for unit, result in self.results.items():
             if unit.table == table and result.ready() and not result.successful():
                 result.get()
+
+    def stop(self) -> None:
+        self.stopping.set()
 
     def close(self) -> None:
         self.pool.terminate()

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+import multiprocessing
+import os
 import signal
 import sys
 import time
@@ -95,23 +97,38 @@ def _engine_url(engine: str, out_dir: Path) -> str:
     return engine
 
 
+#: The one line of a second Ctrl-C, which exits at once.
+AGAIN = "dbbench: interrupted again; stopped at once (the journal keeps what was measured)\n"
+
+
 @contextlib.contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
-    """``kill`` stops a run as cleanly as Ctrl-C (partial result, journal kept); the previous
-    handler comes back afterwards (the CLI may run inside another program, e.g. tests)."""
+    """``kill`` stops a run as cleanly as Ctrl-C (partial result, journal kept); a second
+    Ctrl-C or ``kill`` while that cleanup runs exits at once, saying so in one line. The
+    previous handlers come back afterwards (the CLI may run inside another program)."""
+    signals = (signal.SIGINT, signal.SIGTERM)
+    received: list[int] = []
 
     def handler(signum: int, frame: FrameType | None) -> None:
+        if received:
+            os.write(2, AGAIN.encode())
+            for child in multiprocessing.active_children():  # the generator's workers
+                with contextlib.suppress(Exception):
+                    child.kill()
+            os._exit(ExitCode.INTERRUPTED)
+        received.append(signum)
         raise KeyboardInterrupt
 
     try:
-        previous = signal.signal(signal.SIGTERM, handler)
+        previous = {s: signal.signal(s, handler) for s in signals}
     except ValueError:  # not the main thread: signals cannot be handled here anyway
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, old in previous.items():
+            signal.signal(signum, old)
 
 
 def _write_reports(
@@ -161,20 +178,23 @@ def execute(
             remove_if_empty(out_dir)
         raise
     progress = Progress()
-    try:
-        bench = Benchmark(db, url, options, out_dir, command=command, progress=progress)
-        with _sigterm_as_interrupt(), show_progress(progress, sys.stderr):
-            try:
-                bench.execute(steps)
-            except ConnectionLostError as exc:
-                _stopped(bench, sheet, f"the connection to the engine was lost: {exc}")
-            except KeyboardInterrupt:
-                _write_reports_quietly(bench, sheet)
-                typer.echo("dbbench: interrupted; everything measured so far was kept", err=True)
-                typer.echo(f"dbbench: partial result: {bench.result_path}", err=True)
-                raise typer.Exit(ExitCode.INTERRUPTED) from None
-    finally:
-        db.close()
+    with _sigterm_as_interrupt():
+        try:
+            bench = Benchmark(db, url, options, out_dir, command=command, progress=progress)
+            with show_progress(progress, sys.stderr):
+                try:
+                    bench.execute(steps)
+                except ConnectionLostError as exc:
+                    _stopped(bench, sheet, f"the connection to the engine was lost: {exc}")
+                except KeyboardInterrupt:
+                    _write_reports_quietly(bench, sheet)
+                    typer.echo(
+                        "dbbench: interrupted; everything measured so far was kept", err=True
+                    )
+                    typer.echo(f"dbbench: partial result: {bench.result_path}", err=True)
+                    raise typer.Exit(ExitCode.INTERRUPTED) from None
+        finally:
+            db.close()
     _outcome(bench, sheet)
 
 

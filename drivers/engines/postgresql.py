@@ -28,7 +28,13 @@ from psycopg.copy import QueuedLibpqWriter
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers import ddl
 from dbbench.drivers.engine import Capabilities
-from dbbench.drivers.engines.common import ErrorPolicy, SharedStream, SqlEngine, SqlSession
+from dbbench.drivers.engines.common import (
+    ErrorPolicy,
+    SharedStream,
+    SqlEngine,
+    SqlSession,
+    wait_for,
+)
 from dbbench.drivers.url import EngineURL, option_flag
 
 KIT_OPTIONS = ("indexes", "refresh_batch", "copy_streams")
@@ -135,8 +141,17 @@ class PostgresEngine(SqlEngine):
             with self._connect() as conn, self.policy.guard(f"load {table}"):
                 copy_batches(conn, table, shared)
 
-        with ThreadPoolExecutor(max_workers=self.copy_streams) as pool:
+        pool = ThreadPoolExecutor(max_workers=self.copy_streams)
+        futures = []
+        try:
             futures = [pool.submit(one_stream) for _ in range(self.copy_streams)]
+            wait_for(futures)
+        except BaseException:  # Ctrl-C: the COPYs stop at their next batch
+            shared.stop()
+            wait_for(futures)
+            raise
+        finally:
+            pool.shutdown(wait=True)
         for future in futures:
             future.result()
         if shared.failure is not None:
