@@ -21,6 +21,11 @@ STATE_NEXT_UPDATE_SET = "next_update_set"  # the first update set no RF pair has
 STATE_LOAD_SECONDS = "load_seconds"
 STATE_LOADED_AT = "loaded_at"  # ISO 8601, UTC
 STATE_KIT_VERSION = "kit_version"
+#: "N rf1" while update set N's RF1 may be partly committed, "N rf2" once RF1 completed and
+#: until RF2 has; empty between pairs. A run finding it set repairs the pair by key.
+STATE_REFRESH_PENDING = "refresh_pending"
+#: LINEITEM's exact row count between pairs (RF1 and RF2 change it by different amounts).
+STATE_LINEITEM_ROWS = "lineitem_rows"
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,7 @@ class Benchmark:
     def load(self, *, reload: bool = False) -> None:
         """The load test, or the reuse of an already loaded database (then not compliant)."""
         self.ctx.progress.start_phase("load", [], 0, 0)
-        self.result.load = load_or_reuse(self.ctx, reload=reload)
+        self.result.load = load_or_reuse(self.ctx, reload=reload, notes=self.notes)
         if self.result.load.reused:
             self.notes.append("the database was reused: its load test was not measured here")
         self.seed_time = self.result.load.end
@@ -92,7 +92,7 @@ class Benchmark:
 
     def require_loaded(self) -> None:
         """For a power or throughput test on its own: the database must be loaded already."""
-        self.result.load = reuse(self.ctx)
+        self.result.load = reuse(self.ctx, self.notes)
         self.notes.append("the load test was not part of this invocation")
         self.seed_time = self.result.load.end
         self.checkpoint()
