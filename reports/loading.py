@@ -7,6 +7,7 @@ from pathlib import Path
 
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.model import SCHEMA_NAME, BenchmarkResult
+from dbbench.reports.recovery import JOURNAL_FILE, recover
 
 RESULT_FILE = "result.json"
 
@@ -35,8 +36,28 @@ def find_result_file(path: Path) -> Path:
 
 
 def load_result(path: Path) -> BenchmarkResult:
-    """Read a result written by ``dbbench run`` (any schema version this kit understands)."""
-    file = find_result_file(path)
+    """Read a result written by ``dbbench run`` (any schema version this kit understands),
+    completed from the run directory's journal when the result file is missing or behind."""
+    return load_result_noted(path)[0]
+
+
+def load_result_noted(path: Path) -> tuple[BenchmarkResult, str | None]:
+    """:func:`load_result`, and what was recovered from the journal (None: nothing)."""
+    run_dir = path if path.is_dir() else path.parent
+    if path.is_dir() and not (path / RESULT_FILE).is_file() and (path / JOURNAL_FILE).is_file():
+        rebuilt = recover(path, None)
+        if rebuilt is None:
+            raise ReportsError(f"{path}: no result file, and its journal holds no benchmark")
+        return rebuilt
+    result = _read(find_result_file(path))
+    if path.is_dir() or path.name == RESULT_FILE:
+        rebuilt = recover(run_dir, result)
+        if rebuilt is not None:
+            return rebuilt
+    return result, None
+
+
+def _read(file: Path) -> BenchmarkResult:
     try:
         return BenchmarkResult.read(file)
     except json.JSONDecodeError as exc:

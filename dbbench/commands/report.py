@@ -10,7 +10,7 @@ import typer
 
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.loading import load_result
+from dbbench.reports.loading import load_result_noted
 from dbbench.reports.model import BenchmarkResult
 from dbbench.reports.published import PublishedResult, is_published_record, load_published
 from dbbench.reports.render import FORMATS, render
@@ -45,7 +45,15 @@ def report(
     _check_format(format, FORMATS)
     sheet = load_cost_sheet(cost_sheet) if cost_sheet else None
     color = format == "text" and output is None and sys.stdout.isatty()
-    _emit(render(load_result(result), format, sheet, color=color), output)
+    _emit(render(_load(result), format, sheet, color=color), output)
+
+
+def _load(path: Path) -> BenchmarkResult:
+    """The result, completed from its journal if need be, which is then said on stderr."""
+    result, recovered = load_result_noted(path)
+    if recovered is not None:
+        typer.echo(f"dbbench: {path}: result rebuilt from the journal: {recovered}", err=True)
+    return result
 
 
 def _inputs(
@@ -63,7 +71,7 @@ def _inputs(
         if is_published_record(p):
             inputs.append((label_for(p), load_published(p), None))
         else:
-            inputs.append((label_for(p), load_result(p), by_path.get(p)))
+            inputs.append((label_for(p), _load(p), by_path.get(p)))
     return inputs
 
 

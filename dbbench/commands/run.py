@@ -36,7 +36,7 @@ from dbbench.drivers.sequencer import (
 )
 from dbbench.drivers.sequencer.config import check_options
 from dbbench.drivers.sequencer.rundir import unfinished_run
-from dbbench.errors import DbbenchError, ExitCode
+from dbbench.errors import DbbenchError, ExitCode, error_line
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.model import BenchmarkResult
 from dbbench.reports.render import write_reports
@@ -186,6 +186,18 @@ def execute(
                     bench.execute(steps)
                 except ConnectionLostError as exc:
                     _stopped(bench, sheet, f"the connection to the engine was lost: {exc}")
+                except OSError as exc:  # a full disk, most likely
+                    _write_reports_quietly(bench, sheet)
+                    phase = progress.snapshot().phase
+                    if exc.filename is None:  # e.g. the result file's write: name the place
+                        exc.filename = str(out_dir)
+                    typer.echo(f"{error_line(exc).rstrip()} (during {phase})", err=True)
+                    typer.echo(
+                        f"dbbench: everything measured is in {bench.journal.path}; "
+                        f"`dbbench report {out_dir}` rebuilds the result from it",
+                        err=True,
+                    )
+                    raise typer.Exit(ExitCode.USER_ERROR) from None
                 except KeyboardInterrupt:
                     _write_reports_quietly(bench, sheet)
                     typer.echo(
