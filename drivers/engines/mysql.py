@@ -106,6 +106,10 @@ class MySqlEngine(SqlAlchemyEngine):
         self.load_mode = url.query.get("load", "file")
         if self.load_mode not in ("file", "insert"):
             raise DriversError(f"engine option load={self.load_mode!r} must be file or insert")
+        charset = url.query.get("charset")
+        if charset is not None and pymysql.charset.charset_by_name(charset) is None:
+            # PyMySQL itself fails with an AttributeError on an unknown one
+            raise DriversError(f"engine option charset={charset!r} is not a MySQL character set")
         target = sa_url(url.without("load"), driver)
         super().__init__(url, target, connect_args={"local_infile": True})
         self.indexes = option_flag(url, "indexes", True)
