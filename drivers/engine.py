@@ -124,5 +124,11 @@ class Engine(ABC):
         """Database size on disk, where :attr:`Capabilities.storage_size`."""
         return None
 
+    def lock_benchmark(self) -> None:
+        """Hold, until :meth:`close`, a lock in the database that keeps a second benchmark
+        off it; raise :class:`DriversError` naming the holder when another one has it.
+        Engines without such a lock do nothing (DuckDB locks its file by itself)."""
+        return None
+
     @abstractmethod
     def close(self) -> None: ...

@@ -26,6 +26,7 @@ import typer
 from dbbench.commands.run_progress import show_progress
 from dbbench.drivers.errors import ConnectionLostError
 from dbbench.drivers.registry import open_engine
+from dbbench.drivers.url import parse_url
 from dbbench.drivers.sequencer import (
     Benchmark,
     Progress,
@@ -35,7 +36,7 @@ from dbbench.drivers.sequencer import (
     remove_if_empty,
 )
 from dbbench.drivers.sequencer.config import check_options
-from dbbench.drivers.sequencer.rundir import unfinished_run
+from dbbench.drivers.sequencer.rundir import release_run_dir, unfinished_run
 from dbbench.errors import DbbenchError, ExitCode, error_line
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.model import BenchmarkResult
@@ -87,7 +88,11 @@ def _out_dir(out: Path | None, engine: str, sf: float) -> Path:
     if out is not None:
         return out
     name = engine.split(":", 1)[0].split("+", 1)[0] or "engine"
-    return Path("runs") / f"{name}-sf{sf:g}-{time.strftime('%Y%m%d-%H%M%S')}"
+    if not name.replace("-", "").replace("_", "").isalnum():  # e.g. -e some/path
+        name = "engine"
+    # the process id and milliseconds: two runs started in the same second never collide
+    stamp = f"{time.strftime('%Y%m%d-%H%M%S')}.{int(time.time() * 1000) % 1000:03d}"
+    return Path("runs") / f"{name}-sf{sf:g}-{stamp}-{os.getpid()}"
 
 
 def _engine_url(engine: str, out_dir: Path) -> str:
@@ -165,6 +170,8 @@ def execute(
     """The shared path of the four commands."""
     sheet = load_cost_sheet(cost_sheet) if cost_sheet is not None else None  # fail fast
     check_options(options)
+    if engine.strip() != "duckdb":
+        parse_url(engine)  # a malformed URL is refused before any directory is made
     out_dir = _out_dir(out, engine, options.sf)
     dropped = unfinished_run(out_dir) if force else None
     created = prepare_run_dir(out_dir, force=force)
@@ -174,8 +181,13 @@ def execute(
     try:
         db = open_engine(url)
     except BaseException:
-        if created:
-            remove_if_empty(out_dir)
+        _give_up(out_dir, created)
+        raise
+    try:
+        db.lock_benchmark()  # a second run on the same database is refused here
+    except BaseException:
+        db.close()
+        _give_up(out_dir, created)
         raise
     progress = Progress()
     with _sigterm_as_interrupt():
@@ -207,7 +219,15 @@ def execute(
                     raise typer.Exit(ExitCode.INTERRUPTED) from None
         finally:
             db.close()
+            release_run_dir(out_dir)
     _outcome(bench, sheet)
+
+
+def _give_up(out_dir: Path, created: bool) -> None:
+    """Before anything ran: unlock the run directory, and remove it if dbbench made it."""
+    if created:
+        remove_if_empty(out_dir)
+    release_run_dir(out_dir)
 
 
 def _stopped(bench: Benchmark, cost_sheet: CostSheet | None, why: str) -> None:

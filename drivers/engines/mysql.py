@@ -117,6 +117,18 @@ class MySqlEngine(SqlAlchemyEngine):
     def make_policy(self, url: EngineURL, errors: tuple[type[BaseException], ...]) -> ErrorPolicy:
         return ErrorPolicy(url, (*errors, pymysql.err.Error), _lost, _cancelled)
 
+    def lock_benchmark(self) -> None:
+        """A named lock per database on the admin connection, held until close()."""
+        name = "CONCAT('dbbench.', DATABASE())"
+        with self.policy.guard("lock"):
+            if self.admin().query(f"SELECT GET_LOCK({name}, 0)").rows[0][0] == 1:
+                return
+            holder = self.admin().query(f"SELECT IS_USED_LOCK({name})").rows[0][0]
+        raise DriversError(
+            f"another dbbench run is using database {self.url.database or '(default)'} "
+            f"(MariaDB/MySQL connection {holder} holds its benchmark lock); wait for it to end"
+        )
+
     def make_ddl_dialect(self) -> ddl.Dialect:
         return ddl.MYSQL
 

@@ -35,9 +35,11 @@ from dbbench.drivers.engines.common import (
     SqlSession,
     wait_for,
 )
+from dbbench.drivers.errors import DriversError
 from dbbench.drivers.url import EngineURL, option_flag
 
 KIT_OPTIONS = ("indexes", "refresh_batch", "copy_streams")
+_LOCK_KEY = 0x0DBBE4C8  # the advisory lock (per database) held by a running benchmark
 _CSV = pacsv.WriteOptions(include_header=False, delimiter="|", quoting_style="needed")
 _COPY = "COPY {table} ({columns}) FROM STDIN (FORMAT csv, DELIMITER '|'{freeze})"
 
@@ -210,6 +212,24 @@ class PostgresEngine(SqlEngine):
         with self.policy.guard("storage size"):
             rows = self._admin.query("SELECT pg_database_size(current_database())").rows
         return int(rows[0][0])
+
+    def lock_benchmark(self) -> None:
+        """A session-level advisory lock on the admin connection, held until close()."""
+        with self.policy.guard("lock"):
+            got = self._admin.query(f"SELECT pg_try_advisory_lock({_LOCK_KEY})").rows[0][0]
+            if got:
+                return
+            holder = self._admin.query(
+                "SELECT a.pid, a.application_name, a.client_addr FROM pg_locks l "
+                "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' "
+                f"AND l.objid = {_LOCK_KEY} AND l.database = "
+                "(SELECT oid FROM pg_database WHERE datname = current_database())"
+            ).rows
+        who = f"PostgreSQL backend {holder[0][0]}" if holder else "another session"
+        raise DriversError(
+            f"another dbbench run is using database {self.url.database or '(default)'} "
+            f"({who} holds its benchmark lock); wait for it to end"
+        )
 
     def close(self) -> None:
         self._admin.close()

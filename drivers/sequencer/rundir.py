@@ -12,7 +12,9 @@ link are never replaced.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -60,13 +62,55 @@ def _refuse_dangerous(path: Path) -> None:
         )
 
 
+#: Run directories this process holds (an exclusive lock on the marker), until release.
+_HELD: dict[Path, int] = {}
+
+
+def _lock(path: Path) -> None:
+    """Lock the marker of ``path`` for this process; refuse when another process has it."""
+    if _key(path) in _HELD:
+        return
+    marker = path / MARKER_FILE
+    fd = os.open(marker, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        holder = marker.read_text(encoding="utf-8", errors="replace").rpartition("pid ")[2]
+        raise DriversError(
+            f"run directory {path} is in use by another dbbench run (pid {holder.strip()}); "
+            "wait for it or choose another --out"
+        ) from None
+    _HELD[_key(path)] = fd
+
+
+def _key(path: Path) -> Path:
+    return path.resolve()
+
+
+def release_run_dir(path: Path) -> None:
+    """Give up the lock taken by :func:`prepare_run_dir`."""
+    fd = _HELD.pop(_key(path), None)
+    if fd is not None:
+        os.close(fd)
+
+
+def _check_not_in_use(path: Path) -> None:
+    if (path / MARKER_FILE).is_file() and _key(path) not in _HELD:
+        _lock(path)
+        release_run_dir(path)
+
+
 def prepare_run_dir(path: Path, *, force: bool, keep: tuple[str, ...] = ()) -> bool:
     """Leave ``path`` a run directory with none of dbbench's files in it (other than those
     named in ``keep``, e.g. a database a previous ``load`` left there) and the marker
-    written; True when dbbench created the directory (a failed start may remove it again).
+    written and locked for this process (:func:`release_run_dir`); True when dbbench
+    created the directory (a failed start may remove it again).
     """
     if path.is_symlink():
         _refuse_dangerous(path)
+    if path.is_dir():
+        _check_not_in_use(path)
     if path.exists() and not path.is_dir():
         raise DriversError(f"{path} exists and is not a directory")
     if path.is_dir() and any(n.name not in keep for n in path.iterdir()):
@@ -81,7 +125,9 @@ def prepare_run_dir(path: Path, *, force: bool, keep: tuple[str, ...] = ()) -> b
         remove_own_files(path, keep=keep)
     created = not path.exists()
     path.mkdir(parents=True, exist_ok=True)
-    (path / MARKER_FILE).write_text(MARKER_TEXT, encoding="utf-8")
+    _lock(path)
+    os.ftruncate(_HELD[_key(path)], 0)
+    os.pwrite(_HELD[_key(path)], f"{MARKER_TEXT}last used by pid {os.getpid()}\n".encode(), 0)
     return created
 
 
@@ -97,8 +143,9 @@ def remove_own_files(path: Path, *, keep: tuple[str, ...] = ()) -> None:
             entry.unlink()
         elif entry.is_dir() and name in OWN_DIRS:
             shutil.rmtree(entry)
-    with contextlib.suppress(FileNotFoundError):
-        (path / MARKER_FILE).unlink()
+    if _key(path) not in _HELD:
+        with contextlib.suppress(FileNotFoundError):
+            (path / MARKER_FILE).unlink()
 
 
 def unfinished_run(path: Path) -> str | None:
@@ -122,6 +169,7 @@ def unfinished_run(path: Path) -> str | None:
 
 def remove_if_empty(path: Path) -> None:
     """Remove a run directory a failed start left holding only its marker."""
+    release_run_dir(path)
     with contextlib.suppress(OSError):
         if [p.name for p in path.iterdir()] == [MARKER_FILE]:
             (path / MARKER_FILE).unlink()
