@@ -26,7 +26,6 @@ import typer
 from dbbench.commands.run_progress import show_progress
 from dbbench.drivers.errors import ConnectionLostError
 from dbbench.drivers.registry import open_engine
-from dbbench.drivers.url import parse_url
 from dbbench.drivers.sequencer import (
     Benchmark,
     Progress,
@@ -37,6 +36,7 @@ from dbbench.drivers.sequencer import (
 )
 from dbbench.drivers.sequencer.config import check_options
 from dbbench.drivers.sequencer.rundir import release_run_dir, unfinished_run
+from dbbench.drivers.url import parse_url
 from dbbench.errors import DbbenchError, ExitCode, error_line
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.model import BenchmarkResult
