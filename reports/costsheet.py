@@ -197,7 +197,7 @@ def parse_cost_sheet(text: str, name: str = "<cost sheet>") -> CostSheet:
         raise where.top("item", "a cost sheet needs at least one [[item]]")
     items = [_item(raw, n, where) for n, raw in enumerate(raw_items)]
     storage, memory = _priced(data.get("priced", {}), where)
-    return CostSheet(
+    sheet = CostSheet(
         currency=currency,
         availability_date=available,
         items=items,
@@ -207,6 +207,18 @@ def parse_cost_sheet(text: str, name: str = "<cost sheet>") -> CostSheet:
         memory_gib=memory,
         name=name,
     )
+    try:  # totals computed now, not after a whole benchmark run
+        total = sheet.total_3y
+        sheet.totals_by_category()
+    except ArithmeticError:
+        total = Decimal("Infinity")
+    if not total.is_finite() or total >= MAX_TOTAL:
+        raise ReportsError(f"cost sheet {name}: the prices add up to more than {MAX_TOTAL:,}")
+    return sheet
+
+
+#: A priced configuration beyond this total is a typo (and past it decimals overflow).
+MAX_TOTAL = Decimal(10) ** 15
 
 
 def _text(data: dict[str, Any], key: str, where: _Where) -> str:

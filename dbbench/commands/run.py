@@ -13,6 +13,7 @@ import contextlib
 import math
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
 import time
@@ -72,6 +73,10 @@ CostSheetOpt = Annotated[
     Path | None, typer.Option("--cost-sheet", help="TOML cost sheet for $/QphH.")
 ]
 Reload = Annotated[bool, typer.Option("--reload", help="Load even if the database is loaded.")]
+NoSpaceCheck = Annotated[
+    bool,
+    typer.Option("--no-space-check", help="Load even if the database seems not to fit its disk."),
+]
 
 
 def parse_sf(text: str) -> float:
@@ -166,6 +171,7 @@ def execute(
     force: bool,
     steps: Callable[[Benchmark], None],
     cost_sheet: Path | None = None,
+    space_check: bool = False,
 ) -> None:
     """The shared path of the four commands."""
     sheet = load_cost_sheet(cost_sheet) if cost_sheet is not None else None  # fail fast
@@ -173,6 +179,8 @@ def execute(
     if engine.strip() != "duckdb":
         parse_url(engine)  # a malformed URL is refused before any directory is made
     out_dir = _out_dir(out, engine, options.sf)
+    if space_check:
+        _check_space(_engine_url(engine, out_dir), options.sf)
     dropped = unfinished_run(out_dir) if force else None
     created = prepare_run_dir(out_dir, force=force)
     if dropped is not None:
@@ -221,6 +229,31 @@ def execute(
             db.close()
             release_run_dir(out_dir)
     _outcome(bench, sheet)
+
+
+#: Bytes a loaded database takes per unit of SF, for engines that keep it in a local file
+#: (DuckDB at SF1: about 0.26 GB; SQLite: about 1.1 GB); a lower bound, not a promise.
+BYTES_PER_SF = {"duckdb": 0.25e9, "sqlite": 1.0e9}
+
+
+def _check_space(url: str, sf: float) -> None:
+    """Refuse, before anything is generated, a load whose database cannot fit its disk."""
+    parsed = parse_url(url)
+    per_sf = BYTES_PER_SF.get(parsed.scheme)
+    if per_sf is None or not parsed.database or parsed.database == ":memory:":
+        return
+    path = Path(parsed.database).resolve()
+    folder = path.parent
+    while not folder.exists():
+        folder = folder.parent
+    there = path.stat().st_size if path.is_file() else 0  # a reload replaces it
+    free = shutil.disk_usage(folder).free + there
+    need = per_sf * sf
+    if need > free:
+        raise DbbenchError(
+            f"SF {sf:g} needs about {need / 1e9:,.1f} GB for the database {path}, but only "
+            f"{free / 1e9:,.1f} GB are free there (--no-space-check to try anyway)"
+        )
 
 
 def _give_up(out_dir: Path, created: bool) -> None:
@@ -274,6 +307,7 @@ def run(
     cost_sheet: CostSheetOpt = None,
     reload: Reload = False,
     jobs: Jobs = None,
+    no_space_check: NoSpaceCheck = False,
 ) -> None:
     """The whole benchmark: load test, then each run's power and throughput tests."""
     options = _options(scale_factor, streams, seed, query_timeout, runs, jobs)
@@ -283,7 +317,7 @@ def run(
         for number in range(1, options.runs + 1):
             bench.performance_run(number)
 
-    execute("run", engine, options, out, force, steps, cost_sheet)
+    execute("run", engine, options, out, force, steps, cost_sheet, not no_space_check)
 
 
 def load(
@@ -292,10 +326,12 @@ def load(
     out: Out = None,
     force: Force = False,
     jobs: Jobs = None,
+    no_space_check: NoSpaceCheck = False,
 ) -> None:
     """The load test alone (always loads, replacing the eight tables)."""
     options = _options(scale_factor, None, None, None, jobs=jobs)
-    execute("load", engine, options, out, force, lambda b: b.load(reload=True))
+    steps = lambda b: b.load(reload=True)  # noqa: E731
+    execute("load", engine, options, out, force, steps, None, not no_space_check)
 
 
 def power(
