@@ -181,8 +181,11 @@ def execute(
     out_dir = _out_dir(out, engine, options.sf)
     if space_check:
         _check_space(_engine_url(engine, out_dir), options.sf)
+    keep: tuple[str, ...] = ()
+    if command in ("power", "throughput") and engine.strip() == "duckdb":
+        keep = _loaded_duckdb(command, out, out_dir)
     dropped = unfinished_run(out_dir) if force else None
-    created = prepare_run_dir(out_dir, force=force)
+    created = prepare_run_dir(out_dir, force=force, keep=keep)
     if dropped is not None:
         typer.echo(f"dbbench: --force replaced {dropped} in {out_dir}", err=True)
     url = _engine_url(engine, out_dir)
@@ -229,6 +232,18 @@ def execute(
             db.close()
             release_run_dir(out_dir)
     _outcome(bench, sheet)
+
+
+def _loaded_duckdb(command: str, out: Path | None, out_dir: Path) -> tuple[str, ...]:
+    """``power``/``throughput`` with the default engine run on the DuckDB file that
+    ``load -o DIR`` left in DIR: that file is kept when DIR is replaced (``--force``)."""
+    if out is None or not (out_dir / DUCKDB_FILE).is_file():
+        raise DbbenchError(
+            f"{command} with the default engine runs on the database `dbbench load -o DIR` "
+            f"left in DIR ({out_dir / DUCKDB_FILE} does not exist): give that DIR with "
+            "-o DIR --force, or the database with -e duckdb:///FILE"
+        )
+    return (DUCKDB_FILE, DUCKDB_FILE + ".wal")
 
 
 #: Bytes a loaded database takes per unit of SF, for engines that keep it in a local file
