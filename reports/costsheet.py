@@ -177,6 +177,8 @@ def load_cost_sheet(path: Path) -> CostSheet:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ReportsError(f"cannot read cost sheet {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError:
+        raise ReportsError(f"cost sheet {path}: not a TOML text file (not UTF-8)") from None
     return parse_cost_sheet(text, path.name)
 
 

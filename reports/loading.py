@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.model import SCHEMA_NAME, BenchmarkResult
+from dbbench.reports.model import SCHEMA_NAME, SCHEMA_VERSION, BenchmarkResult
 from dbbench.reports.recovery import JOURNAL_FILE, recover
+from dbbench.reports.validation import check_result_data
 
 RESULT_FILE = "result.json"
 
@@ -59,7 +60,18 @@ def load_result_noted(path: Path) -> tuple[BenchmarkResult, str | None]:
 
 def _read(file: Path) -> BenchmarkResult:
     try:
-        return BenchmarkResult.read(file)
+        data = json.loads(file.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ReportsError(f"{file}: not a dbbench result (a JSON {type(data).__name__})")
+        if data.get("schema_version") == SCHEMA_VERSION:
+            check_result_data(data, str(file))  # older versions: the model's upgrade path
+        return BenchmarkResult.from_dict(data)
+    except RecursionError:
+        raise ReportsError(f"{file}: not a dbbench result (nested too deeply)") from None
+    except UnicodeDecodeError:
+        raise ReportsError(f"{file}: not a dbbench result (not UTF-8 text)") from None
+    except AttributeError as exc:  # e.g. a list or null where the result's object belongs
+        raise ReportsError(f"{file}: not a dbbench result ({exc})") from None
     except json.JSONDecodeError as exc:
         raise ReportsError(f"{file}: not valid JSON (line {exc.lineno}): {exc.msg}") from exc
     except (ValueError, TypeError, KeyError) as exc:

@@ -17,12 +17,14 @@ from typing import Any, Literal
 import jinja2
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from dbbench.reports import formatting as fmt
 from dbbench.reports.analysis import COLUMNS, RunSummary
 from dbbench.reports.chart import render_svg
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.errors import ReportsError
+from dbbench.reports.formatting import plain
 from dbbench.reports.model import BenchmarkResult
 from dbbench.reports.summary import Report, build_report
 
@@ -32,11 +34,23 @@ REPORT_SCHEMA = "dbbench-report"
 REPORT_VERSION = 1
 
 
-def environment() -> jinja2.Environment:
-    """The template environment: HTML templates autoescape, Markdown ones do not."""
+def markdown_escape(value: Any) -> Any:
+    """Every value a Markdown template prints, with ``& < >`` as entities: a viewer that
+    renders HTML inside Markdown shows a path or an error text holding ``<script>`` as
+    text. (Numbers and None pass through for the template's own tests.)"""
+    if isinstance(value, str):
+        text = fmt.plain(value).replace("&", "&amp;").replace("<", "&lt;")
+        return text.replace(">", "&gt;")
+    return value
+
+
+def environment(*, markdown: bool = False) -> jinja2.Environment:
+    """The template environment: HTML templates autoescape; with ``markdown``, every
+    printed value is escaped for Markdown (:func:`markdown_escape`)."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader(__package__, "templates"),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",)),
+        finalize=markdown_escape if markdown else None,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -63,7 +77,7 @@ def _context(report: Report) -> dict[str, Any]:
 
 
 def render_markdown(report: Report) -> str:
-    return environment().get_template("report.md.j2").render(**_context(report))
+    return environment(markdown=True).get_template("report.md.j2").render(**_context(report))
 
 
 def render_html(report: Report) -> str:
@@ -141,8 +155,8 @@ def _headline_table(report: Report) -> Table:
         ("Streams", str(h.streams)),
         ("Compliance", verdict),
     ]
-    for what, value in rows:
-        table.add_row(what, value)
+    for what, value in rows:  # Text: a "[/bold]" in a result is shown, not parsed
+        table.add_row(Text(plain(what)), Text(plain(value)))
     return table
 
 
@@ -163,10 +177,10 @@ def render_text(report: Report, color: bool = False, width: int = 100) -> str:
         )
     console.print(runs)
     for reason in report.compliance.reasons:
-        console.print(f"non-compliant: {reason}", markup=False)
+        console.print(Text(plain(f"non-compliant: {reason}")))
     for note in report.notes:
-        console.print(f"note: {note}", markup=False)
-    console.print(report.disclosure, markup=False)
+        console.print(Text(plain(f"note: {note}")))
+    console.print(Text(plain(report.disclosure)))
     return buffer.getvalue()
 
 
