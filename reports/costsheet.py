@@ -234,9 +234,25 @@ def _currency(data: dict[str, Any], where: _Where) -> str:
     if "currency" not in data:
         raise where.top("currency", 'is missing (an ISO 4217 code such as "USD")')
     currency = data["currency"]
-    if not isinstance(currency, str) or not re.fullmatch(r"[A-Z]{3}", currency):
+    if not isinstance(currency, str) or currency not in ISO_4217:
         raise where.top("currency", f'must be an ISO 4217 code such as "USD", got {currency!r}')
     return currency
+
+
+#: The active ISO 4217 currency codes (the list maintained by SIX), without the codes for
+#: precious metals, bond units, SDRs and testing, which price no system.
+_ISO_4217_CODES = (
+    "AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV "
+    "BRL BSD BTN BWP BYN BZD CAD CDF CHE CHF CHW CLF CLP CNY COP COU CRC CUC CUP CVE "
+    "CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD "
+    "HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD "
+    "KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV "
+    "MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB "
+    "RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL SOS SRD SSP STN SVC SYP SZL THB TJS TMT "
+    "TND TOP TRY TTD TWD TZS UAH UGX USD USN UYI UYU UYW UZS VED VES VND VUV WST XAF "
+    "XCD XCG XOF XPF YER ZAR ZMW ZWG ZWL"
+)
+ISO_4217 = frozenset(_ISO_4217_CODES.split())
 
 
 def _availability(data: dict[str, Any], where: _Where) -> date:

@@ -65,13 +65,16 @@ def _inputs(
             f"{len(sheets)} cost sheets for {len(local)} local results: "
             "give at most one --cost-sheet per local result, in the same order"
         )
-    by_path = dict(zip(local, [load_cost_sheet(s) for s in sheets], strict=False))
+    # the n-th sheet goes with the n-th local result (the same file may come twice)
+    loaded = [load_cost_sheet(s) for s in sheets]
     inputs: list[tuple[str, BenchmarkResult | PublishedResult, CostSheet | None]] = []
+    n = 0
     for p in paths:
         if is_published_record(p):
             inputs.append((label_for(p), load_published(p), None))
         else:
-            inputs.append((label_for(p), _load(p), by_path.get(p)))
+            inputs.append((label_for(p), _load(p), loaded[n] if n < len(loaded) else None))
+            n += 1
     return inputs
 
 
