@@ -277,6 +277,15 @@ def _init_worker(queues: list[Any]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # Pool.terminate() uses it
     _WORKER_QUEUES[:] = queues
+    # Out of the group, a worker would outlive a dbbench killed with SIGKILL: it follows
+    # its parent (the forkserver, which ends with dbbench) instead.
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def _produce(slot: int, source: str, table: str, sf: float, part: int, parts: int) -> None:
