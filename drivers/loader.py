@@ -26,8 +26,6 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as dist_version
 from multiprocessing import forkserver, resource_tracker
 from typing import Any
 
@@ -47,6 +45,7 @@ from dbbench.drivers.engine import (
 )
 from dbbench.drivers.engines.common import wait_for
 from dbbench.drivers.errors import DriversError
+from dbbench.reports.model import kit_version
 
 #: ``progress(table, rows_done, rows_expected)``, called from loading threads.
 Progress = Callable[[str, int, int], None]
@@ -86,13 +85,6 @@ def _source(name: str) -> Any:
 
 def _format_sf(sf: float) -> str:
     return format(sf, "g")
-
-
-def kit_version() -> str:
-    try:
-        return dist_version("dbbench")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def load_database(

@@ -6,11 +6,9 @@ import json
 from pathlib import Path
 
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.model import SCHEMA_NAME, SCHEMA_VERSION, BenchmarkResult
+from dbbench.reports.model import RESULT_FILE, SCHEMA_NAME, SCHEMA_VERSION, BenchmarkResult
 from dbbench.reports.recovery import JOURNAL_FILE, recover
 from dbbench.reports.validation import check_result_data
-
-RESULT_FILE = "result.json"
 
 
 def find_result_file(path: Path) -> Path:

@@ -3,7 +3,11 @@
 This module is the contract between the drivers (which write results) and the reports (which
 read them). It depends on nothing but the standard library, so a report can be rebuilt on a
 machine with no engine installed. Format history lives in ``docs/result-format.md``; bump
-:data:`SCHEMA_VERSION` for any change that an older reader would misread.
+:data:`SCHEMA_VERSION` for any change that an older reader would misread, and teach
+:func:`upgrade` to read the older version.
+
+It also states, once, the few facts both sides need: the run directory's file names, the
+spec's official scale factors and minimum stream counts, and the kit's version.
 """
 
 from __future__ import annotations
@@ -12,11 +16,60 @@ import json
 import os
 import tempfile
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args, get_origin, get_type_hints
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SCHEMA_NAME = "dbbench-result"
+
+#: The files of a run directory (``dbbench run --out DIR``).
+RESULT_FILE = "result.json"
+JOURNAL_FILE = "journal.jsonl"
+REPORT_MD_FILE = "report.md"
+REPORT_HTML_FILE = "report.html"
+SUMMARY_FILE = "summary.txt"
+DUCKDB_FILE = "tpch.duckdb"  # ``--engine duckdb``: the database file inside the run directory
+
+#: Valid scale factors [SPEC 4.1.3]: anything else is not a compliant TPC-H database size.
+OFFICIAL_SCALE_FACTORS: tuple[int, ...] = (1, 10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000)
+
+#: Minimum number of throughput streams per official scale factor [SPEC 5.3.4, Table 11].
+MIN_STREAMS: dict[int, int] = dict(zip(OFFICIAL_SCALE_FACTORS, range(2, 12), strict=True))
+
+#: The kit's version when it runs from a source tree that is not installed.
+UNKNOWN_VERSION = "0.0.0+unknown"
+
+
+def kit_version() -> str:
+    """The installed dbbench version (the one every result and loaded database records)."""
+    try:
+        return version("dbbench")
+    except PackageNotFoundError:
+        return UNKNOWN_VERSION
+
+
+def is_official_scale_factor(scale_factor: float) -> bool:
+    return scale_factor in OFFICIAL_SCALE_FACTORS
+
+
+def min_streams(scale_factor: float) -> int | None:
+    """The spec's minimum S for an official SF; None for an SF the spec does not define."""
+    if not is_official_scale_factor(scale_factor):
+        return None
+    return MIN_STREAMS[int(scale_factor)]
+
+
+def default_streams(scale_factor: float) -> int:
+    """The S a run uses unless told otherwise: the spec's minimum for an official SF; between
+    official SFs the lower neighbour's; below SF 1 (where the spec has no rule) SF 1's 2, so
+    small runs keep the shape of real ones."""
+    best = MIN_STREAMS[OFFICIAL_SCALE_FACTORS[0]]
+    for official, streams in MIN_STREAMS.items():
+        if scale_factor >= official:
+            best = streams
+    return best
+
 
 IntervalKind = Literal["query", "rf1", "rf2"]
 Phase = Literal["power", "throughput"]
@@ -101,14 +154,17 @@ class EngineInfo:
 
 
 @dataclass
-class QueryValidation:
-    """Answer check of one query (issue: queries)."""
+class Reason:
+    """One reason a run is not compliant: a stable code and the facts its message names.
 
-    query: int
-    passed: bool
-    rows_expected: int | None = None
-    rows_got: int | None = None
-    first_mismatch: str | None = None
+    The English text is derived from the code by ``reports.compliance.message``.
+    """
+
+    code: str
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+NOT_EVALUATED = "not-evaluated"
 
 
 @dataclass
@@ -116,7 +172,47 @@ class Compliance:
     """Whether the run may be called TPC-H-derived compliant, and every reason it is not."""
 
     compliant: bool
-    reasons: list[str] = field(default_factory=list)
+    reasons: list[Reason] = field(default_factory=list)
+
+    @property
+    def codes(self) -> list[str]:
+        return [r.code for r in self.reasons]
+
+
+def not_evaluated() -> Compliance:
+    return Compliance(False, [Reason(NOT_EVALUATED)])
+
+
+@dataclass
+class Telemetry:
+    """Resource samples taken while the benchmark ran (columns: one value per sample).
+
+    ``scope`` is ``host`` when the engine runs on this machine (the samples cover it) and
+    ``client`` when it runs elsewhere (they cover only dbbench's side). Rates are per second
+    over the interval that ends at ``t[i]``; CPU figures are percentages of all cores.
+    """
+
+    version: int = 1
+    source: str = "psutil"
+    interval: float = 1.0  # seconds between samples
+    scope: Literal["host", "client"] = "host"
+    cores: int | None = None
+    note: str = ""  # why telemetry is missing or partial
+    overhead_seconds: float = 0.0  # CPU time the sampler itself used
+    t_start: float = 0.0  # epoch seconds of the first reading: sample 0 covers t_start..t[0]
+    t: list[float] = field(default_factory=list)  # epoch seconds
+    cpu_user: list[float] = field(default_factory=list)
+    cpu_system: list[float] = field(default_factory=list)
+    cpu_iowait: list[float] = field(default_factory=list)
+    cpu_per_core: list[list[float]] = field(default_factory=list)  # busy % of each core
+    mem_used: list[int] = field(default_factory=list)  # bytes
+    disk_read_bps: list[float] = field(default_factory=list)  # bytes/s
+    disk_write_bps: list[float] = field(default_factory=list)
+    disk_read_iops: list[float] = field(default_factory=list)
+    disk_write_iops: list[float] = field(default_factory=list)
+    net_sent_bps: list[float] = field(default_factory=list)
+    net_recv_bps: list[float] = field(default_factory=list)
+    engine: dict[str, list[float]] = field(default_factory=dict)  # the engine's own counters
 
 
 @dataclass
@@ -135,10 +231,10 @@ class BenchmarkResult:
     status: Literal["complete", "partial", "failed"] = "partial"
     load: LoadResult | None = None
     runs: list[RunResult] = field(default_factory=list)
-    validation: list[QueryValidation] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    compliance: Compliance = field(default_factory=lambda: Compliance(False, ["not evaluated"]))
+    compliance: Compliance = field(default_factory=not_evaluated)
     config: dict[str, Any] = field(default_factory=dict)
+    telemetry: Telemetry | None = None  # resource samples (issue 14); None: not sampled
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=False)
@@ -168,11 +264,34 @@ class BenchmarkResult:
                 f"result schema version {version!r} is newer than this dbbench reads "
                 f"({SCHEMA_VERSION}); upgrade dbbench"
             )
-        return _build(cls, data)
+        return _build(cls, upgrade(data))
 
     @classmethod
     def read(cls, path: Path) -> BenchmarkResult:
         return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def upgrade(data: dict[str, Any]) -> dict[str, Any]:
+    """A parsed result of any older schema version, as the current version (a new dict).
+
+    Version 1 -> 2: ``compliance.reasons`` were English sentences; they become reasons with
+    the code ``v1-text`` (the sentence kept as the fact ``text``; "not evaluated" becomes
+    ``not-evaluated``). ``validation`` was never written by any dbbench and is dropped.
+    """
+    data = dict(data)
+    if data.get("schema_version") == 1:
+        if isinstance(data.get("compliance"), dict):
+            compliance = dict(data["compliance"])
+            compliance["reasons"] = [
+                {"code": NOT_EVALUATED}
+                if text == "not evaluated"
+                else {"code": "v1-text", "facts": {"text": text}}
+                for text in compliance.get("reasons", [])
+            ]
+            data["compliance"] = compliance
+        data.pop("validation", None)
+        data["schema_version"] = 2
+    return data
 
 
 def _default_file_mode() -> int:

@@ -26,6 +26,7 @@ from dbbench.reports.model import (
     RunResult,
     SystemInfo,
 )
+from dbbench.reports.reasons import reason as reason_for
 
 JOURNAL_FILE = "journal.jsonl"
 _INTERVAL_FIELDS = {f.name for f in fields(Interval)}
@@ -136,5 +137,5 @@ def recover(run_dir: Path, result: BenchmarkResult | None) -> tuple[BenchmarkRes
     if reason not in base.errors:
         base.errors.append(reason)
     earlier = base.compliance.reasons if result is not None else []
-    base.compliance = Compliance(False, [*earlier, reason])
+    base.compliance = Compliance(False, [*earlier, reason_for("rebuilt-from-journal", what=what)])
     return base, what

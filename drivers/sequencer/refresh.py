@@ -27,9 +27,9 @@ from dbbench.drivers.engine import (
     Engine,
     Session,
 )
-from dbbench.drivers.errors import ConnectionLostError, DriversError
+from dbbench.drivers.errors import ConnectionLostError, DriversError, one_line
 from dbbench.drivers.sequencer.config import MAX_UPDATE_SET
-from dbbench.drivers.sequencer.context import RunContext, one_line
+from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.streams import connection_alive
 from dbbench.reports.model import Interval, IntervalKind, Phase, RunResult, Status
 

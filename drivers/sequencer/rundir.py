@@ -19,6 +19,14 @@ import shutil
 from pathlib import Path
 
 from dbbench.drivers.errors import DriversError
+from dbbench.reports.model import (
+    DUCKDB_FILE,
+    JOURNAL_FILE,
+    REPORT_HTML_FILE,
+    REPORT_MD_FILE,
+    RESULT_FILE,
+    SUMMARY_FILE,
+)
 
 #: Written by dbbench into each run directory it prepares; ``--force`` requires it.
 MARKER_FILE = ".dbbench-run"
@@ -27,19 +35,19 @@ MARKER_TEXT = "dbbench run directory: --force may replace the files dbbench wrot
 #: Every file dbbench writes into a run directory (the marker included), the only ones
 #: ``--force`` removes. ``tpch.duckdb`` is the default engine's database file.
 OWN_FILES = (
-    "journal.jsonl",
-    "result.json",
-    "report.md",
-    "report.html",
-    "summary.txt",
-    "tpch.duckdb",
-    "tpch.duckdb.wal",
+    JOURNAL_FILE,
+    RESULT_FILE,
+    REPORT_MD_FILE,
+    REPORT_HTML_FILE,
+    SUMMARY_FILE,
+    DUCKDB_FILE,
+    DUCKDB_FILE + ".wal",
     MARKER_FILE,
 )
 #: Temporary files of the atomic result write (``.result.json.XXXX``) and DuckDB's spill
 #: directory.
-OWN_PREFIXES = (".result.json.",)
-OWN_DIRS = ("tpch.duckdb.tmp",)
+OWN_PREFIXES = (f".{RESULT_FILE}.",)
+OWN_DIRS = (DUCKDB_FILE + ".tmp",)
 
 
 def is_run_dir(path: Path) -> bool:
@@ -151,7 +159,7 @@ def remove_own_files(path: Path, *, keep: tuple[str, ...] = ()) -> None:
 def unfinished_run(path: Path) -> str | None:
     """What ``--force`` would drop when ``path`` holds the journal of a run that never
     finished (no ``benchmark_end``), as a phrase; None when there is no such journal."""
-    journal = path / "journal.jsonl"
+    journal = path / JOURNAL_FILE
     if not is_run_dir(path) or not journal.is_file():
         return None
     ended = 0
