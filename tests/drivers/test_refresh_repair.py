@@ -33,6 +33,7 @@ from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import JOURNAL_FILE, RESULT_FILE
 from dbbench.errors import ExitCode
 from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.reasons import message
 
 SF = "0.01"
 
@@ -106,8 +107,8 @@ def test_interrupted_between_rf1_and_rf2_is_completed_by_the_next_run(tmp_path: 
     result = BenchmarkResult.read(again / RESULT_FILE)
     assert any(
         "update set 1 was left half-applied" in r and "RF2 had not completed" in r
-        for r in result.compliance.reasons
-    ), result.compliance.reasons
+        for r in map(message, result.compliance.reasons)
+    ), [message(r) for r in result.compliance.reasons]
     assert result.runs[0].update_sets == [2]
     state, counts = state_and_counts(url)
     assert state[STATE_REFRESH_PENDING] == ""
@@ -154,7 +155,7 @@ def test_a_failed_batched_rf1_is_undone_by_key_and_rf2_never_runs(
         again = tmp_path / "again"
         assert main(["power", "-e", url, "-s", SF, "-o", str(again)]) == 0
         result = BenchmarkResult.read(again / RESULT_FILE)
-        assert any("RF1 had not completed" in r for r in result.compliance.reasons)
+        assert any("RF1 had not completed" in r for r in map(message, result.compliance.reasons))
         assert result.runs[0].update_sets == [2]
         state, counts = state_and_counts(url)
         assert state[STATE_REFRESH_PENDING] == ""

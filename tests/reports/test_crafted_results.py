@@ -92,7 +92,6 @@ def hostile(result: BenchmarkResult, tmp_path: Path) -> Path:
     result.engine.settings["database"] = HOSTILE
     result.system.cpu_model = HOSTILE
     result.errors = [f"query failed: {HOSTILE}"]
-    result.compliance.reasons = [HOSTILE]
     path = tmp_path / "result.json"
     result.write(path)
     return path
