@@ -15,7 +15,7 @@ import typer
 from typer.exceptions import TyperException
 
 from dbbench import __version__
-from dbbench.errors import USER_ERRORS, ExitCode, error_line
+from dbbench.errors import USER_ERRORS, ExitCode, error_line, hide_passwords
 
 #: Modules under dbbench.commands, each with ``register(app: typer.Typer) -> None``.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     except USER_ERRORS as exc:
         if _state["verbose"]:
             raise
-        sys.stderr.write(error_line(exc))
+        sys.stderr.write(hide_passwords(error_line(exc), argv))
         return ExitCode.USER_ERROR
     except typer.Exit as exc:
         return int(exc.exit_code or 0)
@@ -90,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # the unexpected: a bug
         if _state["verbose"]:
             raise
-        sys.stderr.write(f"dbbench: internal error: {type(exc).__name__}: {exc}\n")
+        line = f"dbbench: internal error: {type(exc).__name__}: {exc}\n"
+        sys.stderr.write(hide_passwords(line, argv))
         sys.stderr.write("dbbench: run again with --verbose for the traceback\n")
         return ExitCode.INTERNAL
     return result if isinstance(result, int) else 0

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import errno
+import sys
 from enum import IntEnum
 
 from dbbench.dbgen.errors import DbgenError
 from dbbench.drivers.errors import DriversError
+from dbbench.drivers.url import scrub_password
 from dbbench.queries.errors import QueriesError
 from dbbench.reports.errors import ReportsError
 
@@ -46,3 +48,13 @@ def error_line(exc: BaseException) -> str:
         return f"dbbench: error: {exc.strerror or exc}{where}\n"
     text = " ".join(str(exc).split()) or type(exc).__name__
     return f"dbbench: error: {text}\n"
+
+
+def hide_passwords(line: str, argv: list[str] | None) -> str:
+    """``line`` with every piece of a password given in a URL on the command line hidden:
+    the last guard, whatever library quoted the URL in its message."""
+    args = sys.argv[1:] if argv is None else argv
+    for arg in args:
+        if "@" in arg:
+            line = scrub_password(line, arg)
+    return line

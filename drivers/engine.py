@@ -21,6 +21,11 @@ STATE_NEXT_UPDATE_SET = "next_update_set"  # the first update set no RF pair has
 STATE_LOAD_SECONDS = "load_seconds"
 STATE_LOADED_AT = "loaded_at"  # ISO 8601, UTC
 STATE_KIT_VERSION = "kit_version"
+#: "N rf1" while update set N's RF1 may be partly committed, "N rf2" once RF1 completed and
+#: until RF2 has; empty between pairs. A run finding it set repairs the pair by key.
+STATE_REFRESH_PENDING = "refresh_pending"
+#: LINEITEM's exact row count between pairs (RF1 and RF2 change it by different amounts).
+STATE_LINEITEM_ROWS = "lineitem_rows"
 
 
 @dataclass(frozen=True)
@@ -131,6 +136,12 @@ class Engine(ABC):
 
     def storage_bytes(self) -> int | None:
         """Database size on disk, where :attr:`Capabilities.storage_size`."""
+        return None
+
+    def lock_benchmark(self) -> None:
+        """Hold, until :meth:`close`, a lock in the database that keeps a second benchmark
+        off it; raise :class:`DriversError` naming the holder when another one has it.
+        Engines without such a lock do nothing (DuckDB locks its file by itself)."""
         return None
 
     @abstractmethod

@@ -35,8 +35,13 @@ class Journal:
         with self._lock:
             if self._file is None:
                 raise ValueError(f"journal {self.path.name} is closed")
-            self._file.write(line)
-            self._file.flush()
+            try:
+                self._file.write(line)
+                self._file.flush()
+            except OSError as exc:  # a full disk: name the file
+                if exc.filename is None:
+                    raise OSError(exc.errno, exc.strerror, str(self.path)) from exc
+                raise
 
     def sync(self) -> None:
         """Make everything written so far durable."""

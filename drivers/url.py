@@ -93,12 +93,54 @@ def redact(url: str | EngineURL) -> str:
     """The URL with its password replaced by ``***``; works on text that does not parse."""
     if isinstance(url, EngineURL):
         return url.render()
-    text = _USERINFO.sub(lambda m: f"{m.group('head')}:***@", url)
+    text = _USERINFO.sub(lambda m: f"{m.group('head')}:***@", _redact_userinfo(url))
     return _SECRET_QUERY.sub(lambda m: f"{m.group('head')}***", text)
 
 
+def _password_span(text: str) -> tuple[int, int] | None:
+    """Where the password of a URL-like text is: between the first ``:`` after the scheme
+    (or the start, for a URL without one) and the *last* ``@`` (a password may hold ``/``,
+    ``@``, ``?``: over-hiding is the safe side)."""
+    scheme = re.match(r"\s*(?:[A-Za-z][A-Za-z0-9+.-]*://)?", text)
+    start = scheme.end() if scheme else 0
+    at = text.rfind("@")
+    colon = text.find(":", start, at) if at > start else -1
+    return (colon + 1, at) if colon != -1 else None
+
+
+def _redact_userinfo(text: str) -> str:
+    span = _password_span(text)
+    return text if span is None else text[: span[0]] + "***" + text[span[1] :]
+
+
+def scrub_password(message: str, raw: str) -> str:
+    """A parser's message about ``raw`` with every piece of its password hidden (a bad
+    port message quotes what it took for the port: the password's first part)."""
+    span = _password_span(raw)
+    if span is None:
+        return message
+    secret = raw[span[0] : span[1]]
+    for whole in sorted({secret, unquote(secret)} - {""}, key=len, reverse=True):
+        message = message.replace(whole, "***")
+    for piece in sorted(set(re.split(r"[/?#@:&=\[\]]", secret)), key=len, reverse=True):
+        if len(piece) >= 2:  # a piece on its own, not the letters of a word that holds it
+            message = re.sub(rf"(?<![A-Za-z0-9]){re.escape(piece)}(?![A-Za-z0-9])", "***", message)
+    return message
+
+
 def parse_url(text: str) -> EngineURL:
-    """Parse an engine URL; a malformed one is a one-line :class:`DriversError`."""
+    """Parse an engine URL; a malformed one is a one-line :class:`DriversError`, which
+    never holds any piece of the password."""
+    try:
+        return _parse_url(text)
+    except DriversError as exc:
+        scrubbed = scrub_password(str(exc), text.strip())
+        if scrubbed != str(exc):
+            raise DriversError(scrubbed) from None
+        raise
+
+
+def _parse_url(text: str) -> EngineURL:
     raw = text.strip()
     if not raw:
         raise DriversError("empty engine URL (try 'duckdb' or 'postgresql://user@host/db')")
@@ -114,7 +156,9 @@ def parse_url(text: str) -> EngineURL:
         parts = urlsplit("x://" + rest)
         port = parts.port
     except ValueError as exc:
-        raise DriversError(f"bad engine URL {redact(raw)!r}: {exc}") from None
+        raise DriversError(
+            f"bad engine URL {redact(raw)!r}: {scrub_password(str(exc), raw)}"
+        ) from None
     return EngineURL(
         scheme=scheme,
         driver=driver,

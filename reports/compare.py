@@ -138,6 +138,12 @@ def _problems(rows: list[Row]) -> tuple[list[str], list[str]]:
             "published results were audited under the TPC's rules; local runs are "
             "TPC-H-derived and not comparable with them"
         )
+    currencies = sorted({r.currency for r in rows if r.currency and r.total_price is not None})
+    if len(currencies) > 1:
+        warn.append(
+            f"prices are in different currencies ({', '.join(currencies)}): $/QphH and "
+            "prices are not converted, so they cannot be compared"
+        )
     for r in local:
         if not r.compliant:
             warn.append(f"{r.label} is not compliant (see its report for the reasons)")

@@ -78,6 +78,8 @@ def _runs_and_load(result: BenchmarkResult) -> list[Reason]:
     elif result.load.reused:
         part = result.config.get("command") in _PART_COMMANDS
         reasons.append(reason("load-not-in-invocation" if part else "load-reused"))
+    for what in result.config.get("refresh_repaired") or []:  # a pair an earlier stop left
+        reasons.append(reason("refresh-repaired", what=str(what)))
     if result.status != "complete":
         reasons.append(reason("status-not-complete", status=result.status))
     return reasons

@@ -177,6 +177,8 @@ def load_cost_sheet(path: Path) -> CostSheet:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ReportsError(f"cannot read cost sheet {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError:
+        raise ReportsError(f"cost sheet {path}: not a TOML text file (not UTF-8)") from None
     return parse_cost_sheet(text, path.name)
 
 
@@ -197,7 +199,7 @@ def parse_cost_sheet(text: str, name: str = "<cost sheet>") -> CostSheet:
         raise where.top("item", "a cost sheet needs at least one [[item]]")
     items = [_item(raw, n, where) for n, raw in enumerate(raw_items)]
     storage, memory = _priced(data.get("priced", {}), where)
-    return CostSheet(
+    sheet = CostSheet(
         currency=currency,
         availability_date=available,
         items=items,
@@ -207,6 +209,18 @@ def parse_cost_sheet(text: str, name: str = "<cost sheet>") -> CostSheet:
         memory_gib=memory,
         name=name,
     )
+    try:  # totals computed now, not after a whole benchmark run
+        total = sheet.total_3y
+        sheet.totals_by_category()
+    except ArithmeticError:
+        total = Decimal("Infinity")
+    if not total.is_finite() or total >= MAX_TOTAL:
+        raise ReportsError(f"cost sheet {name}: the prices add up to more than {MAX_TOTAL:,}")
+    return sheet
+
+
+#: A priced configuration beyond this total is a typo (and past it decimals overflow).
+MAX_TOTAL = Decimal(10) ** 15
 
 
 def _text(data: dict[str, Any], key: str, where: _Where) -> str:
@@ -220,9 +234,25 @@ def _currency(data: dict[str, Any], where: _Where) -> str:
     if "currency" not in data:
         raise where.top("currency", 'is missing (an ISO 4217 code such as "USD")')
     currency = data["currency"]
-    if not isinstance(currency, str) or not re.fullmatch(r"[A-Z]{3}", currency):
+    if not isinstance(currency, str) or currency not in ISO_4217:
         raise where.top("currency", f'must be an ISO 4217 code such as "USD", got {currency!r}')
     return currency
+
+
+#: The active ISO 4217 currency codes (the list maintained by SIX), without the codes for
+#: precious metals, bond units, SDRs and testing, which price no system.
+_ISO_4217_CODES = (
+    "AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV "
+    "BRL BSD BTN BWP BYN BZD CAD CDF CHE CHF CHW CLF CLP CNY COP COU CRC CUC CUP CVE "
+    "CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD "
+    "HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD "
+    "KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV "
+    "MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB "
+    "RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL SOS SRD SSP STN SVC SYP SZL THB TJS TMT "
+    "TND TOP TRY TTD TWD TZS UAH UGX USD USN UYI UYU UYW UZS VED VES VND VUV WST XAF "
+    "XCD XCG XOF XPF YER ZAR ZMW ZWG ZWL"
+)
+ISO_4217 = frozenset(_ISO_4217_CODES.split())
 
 
 def _availability(data: dict[str, Any], where: _Where) -> date:

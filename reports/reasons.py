@@ -25,6 +25,8 @@ MESSAGES: dict[str, str] = {
     "load-missing": "no load test was recorded",
     "load-reused": "the load test was not measured: an already loaded database was reused",
     "load-not-in-invocation": "the load test was not part of this invocation",
+    "refresh-repaired": "{what}",
+    "rebuilt-from-journal": "result rebuilt from the journal: {what}",
     "status-not-complete": "the benchmark is {status}, not complete",
     "interval-failed": "run {run}: {what} of the {where} failed ({status}){detail}",
     "more-failures": "... and {count} more failed intervals",

@@ -17,11 +17,13 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from dbbench.reports import formatting as fmt
 from dbbench.reports.analysis import COLUMNS, RunSummary
 from dbbench.reports.chart import render_svg
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
+from dbbench.reports.formatting import plain
 from dbbench.reports.model import (
     REPORT_HTML_FILE,
     REPORT_MD_FILE,
@@ -59,7 +61,7 @@ def _context(report: Report) -> dict[str, Any]:
 
 
 def render_markdown(report: Report) -> str:
-    return environment().get_template("report.md.j2").render(**_context(report))
+    return environment(markdown=True).get_template("report.md.j2").render(**_context(report))
 
 
 def render_html(report: Report) -> str:
@@ -137,8 +139,8 @@ def _headline_table(report: Report) -> Table:
         ("Streams", str(h.streams)),
         ("Compliance", verdict),
     ]
-    for what, value in rows:
-        table.add_row(what, value)
+    for what, value in rows:  # Text: a "[/bold]" in a result is shown, not parsed
+        table.add_row(Text(plain(what)), Text(plain(value)))
     return table
 
 
@@ -159,12 +161,12 @@ def render_text(report: Report, color: bool = False, width: int = 100) -> str:
         )
     console.print(runs)
     for reason in report.reasons:
-        console.print(f"non-compliant: {reason}", markup=False)
+        console.print(Text(plain(f"non-compliant: {reason}")))
     for note in report.notes:
-        console.print(f"note: {note}", markup=False)
+        console.print(Text(plain(f"note: {note}")))
     for line in text_lines(report.result):
-        console.print(line, markup=False)
-    console.print(report.disclosure, markup=False)
+        console.print(Text(plain(line)))
+    console.print(Text(plain(report.disclosure)))
     return buffer.getvalue()
 
 

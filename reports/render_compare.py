@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from dbbench.reports import formatting as fmt
 from dbbench.reports.compare import (
@@ -48,7 +49,7 @@ def render_text(landscape: Landscape, width: int = 160) -> str:
         table.add_column(head, justify="right" if head in ("QphH", "$/QphH", "Price") else "left")
     for r in landscape.rows:
         kind = r.kind + ("" if r.kind == "published" or r.compliant else " (non-compliant)")
-        table.add_row(
+        cells = (
             r.system,
             f"{fmt.opt(r.chips)}/{fmt.opt(r.cores)}/{fmt.opt(r.threads)}",
             r.processor,
@@ -61,16 +62,18 @@ def render_text(landscape: Landscape, width: int = 160) -> str:
             fmt.day(r.availability),
             fmt.ratio(r.relative_qphh),
             kind,
-        )
+        )  # Text: a result's strings are shown as they are, never parsed as markup
+        table.add_row(*(Text(fmt.plain(c)) for c in cells))
     console.print(table)
     for warning in landscape.warnings:
-        console.print(f"warning: {warning}", markup=False)
+        console.print(Text(fmt.plain(f"warning: {warning}")))
     console.print(DISCLOSURE, markup=False)
     return buffer.getvalue()
 
 
 def render_markdown(landscape: Landscape) -> str:
-    return environment().get_template("compare.md.j2").render(l=landscape, disclosure=DISCLOSURE)
+    env = environment(markdown=True)
+    return env.get_template("compare.md.j2").render(l=landscape, disclosure=DISCLOSURE)
 
 
 def render_html(landscape: Landscape) -> str:

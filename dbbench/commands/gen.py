@@ -24,6 +24,7 @@ from dbbench.dbgen.errors import DbgenError
 from dbbench.dbgen.progress import NullSink, ProgressSink
 from dbbench.dbgen.schema import TABLES
 from dbbench.dbgen.writer import SEGMENT_BYTES, GenOptions, generate
+from dbbench.drivers.sequencer.config import MAX_UPDATE_SET
 
 
 class FileFormat(StrEnum):
@@ -64,6 +65,13 @@ def _options(
         raise DbgenError("-U/--updates writes only update sets; it cannot take -T or --parts")
     if jobs < 0:
         raise DbgenError(f"--jobs must be 0 (all cores) or more, got {jobs}")
+    if tables is not None and not tables.strip(" ,"):
+        raise DbgenError("-T/--tables names no table (use r n s c P S O L, p o l, or names)")
+    if updates < 0 or updates > MAX_UPDATE_SET:
+        raise DbgenError(
+            f"-U/--updates must be 0..{MAX_UPDATE_SET} (the update sets a benchmark can "
+            f"use), got {updates}"
+        )
     return GenOptions(
         sf=sf,
         out_dir=out,

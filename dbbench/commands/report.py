@@ -19,7 +19,7 @@ from dbbench.reports.formats import (
 )
 from dbbench.reports.hammerdb_compare import render_section
 from dbbench.reports.hammerdb_render import render as render_hammerdb
-from dbbench.reports.loading import load_any_result, load_result
+from dbbench.reports.loading import load_any_result, load_result_noted
 from dbbench.reports.model import BenchmarkResult, HammerDBResult
 from dbbench.reports.o2c_compare import render_landscape as render_o2c_landscape
 from dbbench.reports.o2c_render import O2C_FORMATS, is_o2c_result, load_o2c, render_o2c
@@ -65,7 +65,15 @@ def report(
         return
     sheet = load_cost_sheet(cost_sheet) if cost_sheet else None
     color = format == "text" and output is None and sys.stdout.isatty()
-    _emit(render(loaded, format, sheet, color=color), output)
+    _emit(render(_load(result), format, sheet, color=color), output)
+
+
+def _load(path: Path) -> BenchmarkResult:
+    """The result, completed from its journal if need be, which is then said on stderr."""
+    result, recovered = load_result_noted(path)
+    if recovered is not None:
+        typer.echo(f"dbbench: {path}: result rebuilt from the journal: {recovered}", err=True)
+    return result
 
 
 def _inputs(
@@ -77,13 +85,16 @@ def _inputs(
             f"{len(sheets)} cost sheets for {len(local)} local results: "
             "give at most one --cost-sheet per local result, in the same order"
         )
-    by_path = dict(zip(local, [load_cost_sheet(s) for s in sheets], strict=False))
+    # the n-th sheet goes with the n-th local result (the same file may come twice)
+    loaded = [load_cost_sheet(s) for s in sheets]
     inputs: list[tuple[str, BenchmarkResult | PublishedResult, CostSheet | None]] = []
+    n = 0
     for p in paths:
         if is_published_record(p):
             inputs.append((label_for(p), load_published(p), None))
         else:
-            inputs.append((label_for(p), load_result(p), by_path.get(p)))
+            inputs.append((label_for(p), _load(p), loaded[n] if n < len(loaded) else None))
+            n += 1
     return inputs
 
 

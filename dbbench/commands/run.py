@@ -10,6 +10,9 @@ writes its own result file.
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
+import os
+import shutil
 import signal
 import sys
 import time
@@ -32,7 +35,9 @@ from dbbench.drivers.sequencer import (
     remove_if_empty,
 )
 from dbbench.drivers.sequencer.config import check_options
-from dbbench.errors import ExitCode
+from dbbench.drivers.sequencer.rundir import release_run_dir, unfinished_run
+from dbbench.drivers.url import parse_url
+from dbbench.errors import DbbenchError, ExitCode, error_line
 from dbbench.reports.compliance import judge, messages
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.model import DUCKDB_FILE, BenchmarkResult, default_streams
@@ -67,13 +72,21 @@ TelemetryOpt = Annotated[
     typer.Option("--telemetry-interval", help="Seconds between resource samples; 0: off."),
 ]
 Reload = Annotated[bool, typer.Option("--reload", help="Load even if the database is loaded.")]
+NoSpaceCheck = Annotated[
+    bool,
+    typer.Option("--no-space-check", help="Load even if the database seems not to fit its disk."),
+]
 
 
 def _out_dir(out: Path | None, engine: str, sf: float) -> Path:
     if out is not None:
         return out
     name = engine.split(":", 1)[0].split("+", 1)[0] or "engine"
-    return Path("runs") / f"{name}-sf{sf:g}-{time.strftime('%Y%m%d-%H%M%S')}"
+    if not name.replace("-", "").replace("_", "").isalnum():  # e.g. -e some/path
+        name = "engine"
+    # the process id and milliseconds: two runs started in the same second never collide
+    stamp = f"{time.strftime('%Y%m%d-%H%M%S')}.{int(time.time() * 1000) % 1000:03d}"
+    return Path("runs") / f"{name}-sf{sf:g}-{stamp}-{os.getpid()}"
 
 
 def _engine_url(engine: str, out_dir: Path) -> str:
@@ -83,23 +96,38 @@ def _engine_url(engine: str, out_dir: Path) -> str:
     return engine
 
 
+#: The one line of a second Ctrl-C, which exits at once.
+AGAIN = "dbbench: interrupted again; stopped at once (the journal keeps what was measured)\n"
+
+
 @contextlib.contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
-    """``kill`` stops a run as cleanly as Ctrl-C (partial result, journal kept); the previous
-    handler comes back afterwards (the CLI may run inside another program, e.g. tests)."""
+    """``kill`` stops a run as cleanly as Ctrl-C (partial result, journal kept); a second
+    Ctrl-C or ``kill`` while that cleanup runs exits at once, saying so in one line. The
+    previous handlers come back afterwards (the CLI may run inside another program)."""
+    signals = (signal.SIGINT, signal.SIGTERM)
+    received: list[int] = []
 
     def handler(signum: int, frame: FrameType | None) -> None:
+        if received:
+            os.write(2, AGAIN.encode())
+            for child in multiprocessing.active_children():  # the generator's workers
+                with contextlib.suppress(Exception):
+                    child.kill()
+            os._exit(ExitCode.INTERRUPTED)
+        received.append(signum)
         raise KeyboardInterrupt
 
     try:
-        previous = signal.signal(signal.SIGTERM, handler)
+        previous = {s: signal.signal(s, handler) for s in signals}
     except ValueError:  # not the main thread: signals cannot be handled here anyway
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, old in previous.items():
+            signal.signal(signum, old)
 
 
 def _write_reports(
@@ -136,38 +164,114 @@ def execute(
     force: bool,
     steps: Callable[[Benchmark], None],
     cost_sheet: Path | None = None,
+    space_check: bool = False,
 ) -> None:
     """The shared path of the four commands."""
     sheet = load_cost_sheet(cost_sheet) if cost_sheet is not None else None  # fail fast
     check_options(options)
+    if engine.strip() != "duckdb":
+        parse_url(engine)  # a malformed URL is refused before any directory is made
     out_dir = _out_dir(out, engine, options.sf)
-    created = prepare_run_dir(out_dir, force=force)
+    if space_check:
+        _check_space(_engine_url(engine, out_dir), options.sf)
+    keep: tuple[str, ...] = ()
+    if command in ("power", "throughput") and engine.strip() == "duckdb":
+        keep = _loaded_duckdb(command, out, out_dir)
+    dropped = unfinished_run(out_dir) if force else None
+    created = prepare_run_dir(out_dir, force=force, keep=keep)
+    if dropped is not None:
+        typer.echo(f"dbbench: --force replaced {dropped} in {out_dir}", err=True)
     url = _engine_url(engine, out_dir)
     try:
         db = open_engine(url)
     except BaseException:
-        if created:
-            remove_if_empty(out_dir)
+        _give_up(out_dir, created)
+        raise
+    try:
+        db.lock_benchmark()  # a second run on the same database is refused here
+    except BaseException:
+        db.close()
+        _give_up(out_dir, created)
         raise
     progress = RunProgress()
-    try:
-        bench = Benchmark(
-            db, url, options, out_dir, command=command, progress=progress, judge=judge
-        )
-        warn_unfair(bench.result)
-        with _sigterm_as_interrupt(), show_progress(progress, sys.stderr):
-            try:
-                bench.execute(steps)
-            except ConnectionLostError as exc:
-                _stopped(bench, sheet, f"the connection to the engine was lost: {exc}")
-            except KeyboardInterrupt:
-                _write_reports_quietly(bench, sheet)
-                typer.echo("dbbench: interrupted; everything measured so far was kept", err=True)
-                typer.echo(f"dbbench: partial result: {bench.result_path}", err=True)
-                raise typer.Exit(ExitCode.INTERRUPTED) from None
-    finally:
-        db.close()
+    with _sigterm_as_interrupt():
+        try:
+            bench = Benchmark(
+                db, url, options, out_dir, command=command, progress=progress, judge=judge
+            )
+            warn_unfair(bench.result)
+            with show_progress(progress, sys.stderr):
+                try:
+                    bench.execute(steps)
+                except ConnectionLostError as exc:
+                    _stopped(bench, sheet, f"the connection to the engine was lost: {exc}")
+                except OSError as exc:  # a full disk, most likely
+                    _write_reports_quietly(bench, sheet)
+                    phase = progress.snapshot().phase
+                    if exc.filename is None:  # e.g. the result file's write: name the place
+                        exc.filename = str(out_dir)
+                    typer.echo(f"{error_line(exc).rstrip()} (during {phase})", err=True)
+                    typer.echo(
+                        f"dbbench: everything measured is in {bench.journal.path}; "
+                        f"`dbbench report {out_dir}` rebuilds the result from it",
+                        err=True,
+                    )
+                    raise typer.Exit(ExitCode.USER_ERROR) from None
+                except KeyboardInterrupt:
+                    _write_reports_quietly(bench, sheet)
+                    typer.echo(
+                        "dbbench: interrupted; everything measured so far was kept", err=True
+                    )
+                    typer.echo(f"dbbench: partial result: {bench.result_path}", err=True)
+                    raise typer.Exit(ExitCode.INTERRUPTED) from None
+        finally:
+            db.close()
+            release_run_dir(out_dir)
     _outcome(bench, sheet, progress)
+
+
+def _loaded_duckdb(command: str, out: Path | None, out_dir: Path) -> tuple[str, ...]:
+    """``power``/``throughput`` with the default engine run on the DuckDB file that
+    ``load -o DIR`` left in DIR: that file is kept when DIR is replaced (``--force``)."""
+    if out is None or not (out_dir / DUCKDB_FILE).is_file():
+        raise DbbenchError(
+            f"{command} with the default engine runs on the database `dbbench load -o DIR` "
+            f"left in DIR ({out_dir / DUCKDB_FILE} does not exist): give that DIR with "
+            "-o DIR --force, or the database with -e duckdb:///FILE"
+        )
+    return (DUCKDB_FILE, DUCKDB_FILE + ".wal")
+
+
+#: Bytes a loaded database takes per unit of SF, for engines that keep it in a local file
+#: (DuckDB at SF1: about 0.26 GB; SQLite: about 1.1 GB); a lower bound, not a promise.
+BYTES_PER_SF = {"duckdb": 0.25e9, "sqlite": 1.0e9}
+
+
+def _check_space(url: str, sf: float) -> None:
+    """Refuse, before anything is generated, a load whose database cannot fit its disk."""
+    parsed = parse_url(url)
+    per_sf = BYTES_PER_SF.get(parsed.scheme)
+    if per_sf is None or not parsed.database or parsed.database == ":memory:":
+        return
+    path = Path(parsed.database).resolve()
+    folder = path.parent
+    while not folder.exists():
+        folder = folder.parent
+    there = path.stat().st_size if path.is_file() else 0  # a reload replaces it
+    free = shutil.disk_usage(folder).free + there
+    need = per_sf * sf
+    if need > free:
+        raise DbbenchError(
+            f"SF {sf:g} needs about {need / 1e9:,.1f} GB for the database {path}, but only "
+            f"{free / 1e9:,.1f} GB are free there (--no-space-check to try anyway)"
+        )
+
+
+def _give_up(out_dir: Path, created: bool) -> None:
+    """Before anything ran: unlock the run directory, and remove it if dbbench made it."""
+    if created:
+        remove_if_empty(out_dir)
+    release_run_dir(out_dir)
 
 
 def _stopped(bench: Benchmark, cost_sheet: CostSheet | None, why: str) -> None:
@@ -222,6 +326,7 @@ def run(
     cost_sheet: CostSheetOpt = None,
     reload: Reload = False,
     jobs: Jobs = None,
+    no_space_check: NoSpaceCheck = False,
     telemetry_interval: TelemetryOpt = 1.0,
 ) -> None:
     """The whole benchmark: load test, then each run's power and throughput tests."""
@@ -234,7 +339,7 @@ def run(
         for number in range(1, options.runs + 1):
             bench.performance_run(number)
 
-    execute("run", engine, options, out, force, steps, cost_sheet)
+    execute("run", engine, options, out, force, steps, cost_sheet, not no_space_check)
 
 
 def load(
@@ -243,10 +348,12 @@ def load(
     out: Out = None,
     force: Force = False,
     jobs: Jobs = None,
+    no_space_check: NoSpaceCheck = False,
 ) -> None:
     """The load test alone (always loads, replacing the eight tables)."""
     options = _options(scale_factor, None, None, None, jobs=jobs)
-    execute("load", engine, options, out, force, lambda b: b.load(reload=True))
+    steps = lambda b: b.load(reload=True)  # noqa: E731
+    execute("load", engine, options, out, force, steps, None, not no_space_check)
 
 
 def power(

@@ -12,6 +12,7 @@ import threading
 import time
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, wait
 from contextlib import contextmanager, suppress
 from typing import Any, ClassVar
 
@@ -89,21 +90,43 @@ def key_chunks(orderkeys: Sequence[int], per_batch: int) -> Iterator[list[int]]:
         yield keys[start : start + per_batch].tolist()
 
 
+def wait_for(futures: Iterable[Future[Any]], *, step: float = 0.1) -> None:
+    """Wait until every future is done, in short steps: the main thread then handles a
+    signal at once (one caught by another thread runs its handler only when the main thread
+    wakes), and Ctrl-C never breaks into a thread join half-way."""
+    pending = set(futures)
+    while pending:
+        _, pending = wait(pending, timeout=step)
+
+
 class SharedStream:
     """One batch stream shared by several loading connections: counts rows and keeps the
     generator's exception (an engine pulling the stream would only pass on its text)."""
 
     def __init__(self, batches: Iterable[pa.RecordBatch]) -> None:
+        self._source = batches
         self._batches = iter(batches)
         self._lock = threading.Lock()
         self.rows = 0
         self.failure: Exception | None = None
+        self._stopped = False
+
+    def stop(self) -> None:
+        """Make every consumer's next pull fail (Ctrl-C: the loaders must end before their
+        connections are closed); a source with a ``stop()`` of its own (the loader's feed,
+        which may be waiting on its workers) is told too."""
+        self._stopped = True
+        stop = getattr(self._source, "stop", None)
+        if callable(stop):
+            stop()
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
         while True:
             with self._lock:
                 if self.failure is not None:
                     return
+                if self._stopped:
+                    raise DriversError("the load was stopped")
                 try:
                     batch = next(self._batches, None)
                 except Exception as exc:
@@ -111,6 +134,8 @@ class SharedStream:
                     raise
                 if batch is None:
                     return
+                if self._stopped:
+                    raise DriversError("the load was stopped")
                 self.rows += batch.num_rows
             yield batch
 

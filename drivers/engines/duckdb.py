@@ -9,10 +9,11 @@ foreign keys to an existing table, so it declares none.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -22,7 +23,13 @@ import pyarrow as pa
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers import ddl
 from dbbench.drivers.engine import Capabilities, EngineSpec
-from dbbench.drivers.engines.common import ErrorPolicy, SharedStream, SqlEngine, SqlSession
+from dbbench.drivers.engines.common import (
+    ErrorPolicy,
+    SharedStream,
+    SqlEngine,
+    SqlSession,
+    wait_for,
+)
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.options import EngineOptions
 from dbbench.drivers.url import EngineURL
@@ -111,18 +118,30 @@ class DuckDBEngine(SqlEngine):
         shared = SharedStream(batches)
         big = TABLES[table].name in _BIG_TABLES
         sessions = [self.session() for _ in range(self.load_connections if big else 1)]
+        pool = ThreadPoolExecutor(max_workers=len(sessions))
+        futures: list[Future[None]] = []
         try:
             with self.policy.guard(f"load {table}"):
                 try:
-                    with ThreadPoolExecutor(max_workers=len(sessions)) as pool:
-                        futures = [pool.submit(_insert, s, table, shared) for s in sessions]
+                    futures = [pool.submit(_insert, s, table, shared) for s in sessions]
+                    wait_for(futures)
                     for future in futures:
                         future.result()
                 except duckdb.Error:
                     if shared.failure is not None:  # the generator's own error, not DuckDB's
                         raise shared.failure from None
                     raise
+        except BaseException:
+            # Ctrl-C here, or one insert failed: stop the others before anything is closed
+            # (closing a connection under a running INSERT crashes DuckDB)
+            shared.stop()
+            for session in sessions:
+                with contextlib.suppress(Exception):
+                    session.cancel()
+            wait_for(futures)
+            raise
         finally:
+            pool.shutdown(wait=True)  # every insert has ended: this join is immediate
             for session in sessions:
                 session.close()
         return shared.rows

@@ -35,7 +35,7 @@ from dbbench.drivers.engines.sqlalchemy import (
     SqlAlchemyEngine,
     sa_url,
 )
-from dbbench.drivers.errors import QueryCancelledError
+from dbbench.drivers.errors import DriversError, QueryCancelledError
 from dbbench.drivers.url import EngineURL
 
 ENGINE = EngineSpec(
@@ -128,6 +128,10 @@ class MySqlEngine(SqlAlchemyEngine):
     session_class: ClassVar[type[SqlSession]] = MySqlSession
 
     def __init__(self, url: EngineURL) -> None:
+        charset = url.query.get("charset")
+        if charset is not None and pymysql.charset.charset_by_name(charset) is None:
+            # PyMySQL itself fails with an AttributeError on an unknown one
+            raise DriversError(f"engine option charset={charset!r} is not a MySQL character set")
         options = MySqlOptions.from_url(url)
         self.load_mode = options.load
         target = sa_url(url, MySqlOptions, f"{url.scheme}+{url.driver or 'pymysql'}")
@@ -135,6 +139,18 @@ class MySqlEngine(SqlAlchemyEngine):
 
     def make_policy(self, url: EngineURL, errors: tuple[type[BaseException], ...]) -> ErrorPolicy:
         return ErrorPolicy(url, (*errors, pymysql.err.Error), _lost, _cancelled)
+
+    def lock_benchmark(self) -> None:
+        """A named lock per database on the admin connection, held until close()."""
+        name = "CONCAT('dbbench.', DATABASE())"
+        with self.policy.guard("lock"):
+            if self.admin().query(f"SELECT GET_LOCK({name}, 0)").rows[0][0] == 1:
+                return
+            holder = self.admin().query(f"SELECT IS_USED_LOCK({name})").rows[0][0]
+        raise DriversError(
+            f"another dbbench run is using database {self.url.database or '(default)'} "
+            f"(MariaDB/MySQL connection {holder} holds its benchmark lock); wait for it to end"
+        )
 
     def make_ddl_rules(self) -> ddl.DdlRules:
         return DDL

@@ -28,7 +28,14 @@ from psycopg.copy import QueuedLibpqWriter
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers import ddl
 from dbbench.drivers.engine import Capabilities, EngineSpec
-from dbbench.drivers.engines.common import ErrorPolicy, SharedStream, SqlEngine, SqlSession
+from dbbench.drivers.engines.common import (
+    ErrorPolicy,
+    SharedStream,
+    SqlEngine,
+    SqlSession,
+    wait_for,
+)
+from dbbench.drivers.errors import DriversError
 from dbbench.drivers.options import EngineOptions, cpu_streams
 from dbbench.drivers.url import EngineURL
 
@@ -39,6 +46,8 @@ ENGINE = EngineSpec(
     install="pip install 'dbbench[postgresql]'",
     schemes=("postgres",),
 )
+
+_LOCK_KEY = 0x0DBBE4C8  # the advisory lock (per database) held by a running benchmark
 
 #: The specification's DDL as written; keys are added after the load.
 DDL = ddl.DdlRules("postgresql")
@@ -153,8 +162,17 @@ class PostgresEngine(SqlEngine):
             with self._connect() as conn, self.policy.guard(f"load {table}"):
                 copy_batches(conn, table, shared)
 
-        with ThreadPoolExecutor(max_workers=self.copy_streams) as pool:
+        pool = ThreadPoolExecutor(max_workers=self.copy_streams)
+        futures = []
+        try:
             futures = [pool.submit(one_stream) for _ in range(self.copy_streams)]
+            wait_for(futures)
+        except BaseException:  # Ctrl-C: the COPYs stop at their next batch
+            shared.stop()
+            wait_for(futures)
+            raise
+        finally:
+            pool.shutdown(wait=True)
         for future in futures:
             future.result()
         if shared.failure is not None:
@@ -213,6 +231,24 @@ class PostgresEngine(SqlEngine):
         with self.policy.guard("storage size"):
             rows = self._admin.query("SELECT pg_database_size(current_database())").rows
         return int(rows[0][0])
+
+    def lock_benchmark(self) -> None:
+        """A session-level advisory lock on the admin connection, held until close()."""
+        with self.policy.guard("lock"):
+            got = self._admin.query(f"SELECT pg_try_advisory_lock({_LOCK_KEY})").rows[0][0]
+            if got:
+                return
+            holder = self._admin.query(
+                "SELECT a.pid, a.application_name, a.client_addr FROM pg_locks l "
+                "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' "
+                f"AND l.objid = {_LOCK_KEY} AND l.database = "
+                "(SELECT oid FROM pg_database WHERE datname = current_database())"
+            ).rows
+        who = f"PostgreSQL backend {holder[0][0]}" if holder else "another session"
+        raise DriversError(
+            f"another dbbench run is using database {self.url.database or '(default)'} "
+            f"({who} holds its benchmark lock); wait for it to end"
+        )
 
     def close(self) -> None:
         self._admin.close()

@@ -11,6 +11,7 @@ every URL scheme no other engine names.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -81,6 +82,18 @@ def create_sa_engine(url: EngineURL, target: sa.URL, **kwargs: Any) -> sa.Engine
 
 class AlchemySession(SqlSession):
     """A raw DB-API connection checked out of the SQLAlchemy engine."""
+
+    def close(self) -> None:
+        """A connection interrupted mid-statement (Ctrl-C) cannot be reset; SQLAlchemy would
+        log that failure with a traceback on stderr. So reset it here, and discard one that
+        cannot be reset instead of handing it back."""
+        try:
+            self.conn.rollback()
+        except Exception:
+            with suppress(Exception):
+                self.conn.invalidate()
+            return
+        super().close()
 
 
 class SqlAlchemyEngine(SqlEngine):

@@ -103,14 +103,18 @@ class Benchmark:
     def load(self, *, reload: bool = False) -> None:
         """The load test, or the reuse of an already loaded database (then not compliant)."""
         self.ctx.progress.start_phase("load", [], 0, 0)
-        self.result.load = load_or_reuse(self.ctx, reload=reload)
+        repaired: list[str] = []
+        self.result.load = load_or_reuse(self.ctx, reload=reload, notes=repaired)
+        self._repaired(repaired)
         self.seed_time = self.result.load.end
         self._refresh_storage()
         self.checkpoint()
 
     def require_loaded(self) -> None:
         """For a power or throughput test on its own: the database must be loaded already."""
-        self.result.load = reuse(self.ctx)
+        repaired: list[str] = []
+        self.result.load = reuse(self.ctx, repaired)
+        self._repaired(repaired)
         self.seed_time = self.result.load.end
         self.checkpoint()
 
@@ -127,6 +131,12 @@ class Benchmark:
             self.checkpoint()
         self.seed_time = self.ctx.clock.now()
         self.journal.event("run_end", run=number, update_sets=run.update_sets)
+
+    def _repaired(self, what: list[str]) -> None:
+        """A refresh pair an earlier stop left half-applied was repaired: a fact the
+        compliance verdict reports."""
+        if what:
+            self.result.config["refresh_repaired"] = what
 
     def checkpoint(self) -> None:
         """Rewrite the (so far partial) result atomically."""

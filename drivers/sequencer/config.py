@@ -11,9 +11,12 @@ from dataclasses import dataclass
 from dbbench.dbgen.api import validate_scale
 from dbbench.dbgen.errors import DbgenError
 from dbbench.drivers.errors import DriversError
+from dbbench.queries.params import MAX_SEED, check_seed
 
 #: dbgen's update-set numbering stops matching the spec beyond this set (tpch.md 3.4).
 MAX_UPDATE_SET = 1000
+#: A query timeout beyond this (a year, in seconds) is no timeout: threading refuses it.
+MAX_QUERY_TIMEOUT = 365 * 24 * 3600.0
 
 
 @dataclass(frozen=True)
@@ -44,8 +47,28 @@ def check_options(options: RunOptions) -> None:
         raise DriversError(f"--streams must be at least 1, not {options.streams}")
     if options.runs < 1:
         raise DriversError(f"--runs must be at least 1, not {options.runs}")
-    if options.query_timeout is not None and options.query_timeout <= 0:
-        raise DriversError(f"--query-timeout must be positive, not {options.query_timeout}")
+    timeout = options.query_timeout
+    if timeout is not None and not (0 < timeout < MAX_QUERY_TIMEOUT):
+        raise DriversError(
+            f"--query-timeout must be positive and finite (seconds), not {timeout:g}"
+        )
+    if options.jobs is not None and options.jobs < 1:
+        raise DriversError(f"--jobs must be at least 1, not {options.jobs}")
+    needed = options.runs * (options.streams + 1)
+    if needed > MAX_UPDATE_SET:
+        raise DriversError(
+            f"--runs {options.runs} with --streams {options.streams} need {needed} update "
+            f"sets; dbgen defines {MAX_UPDATE_SET}"
+        )
+    if options.seed is not None:
+        last = options.seed + options.streams
+        if not 1 <= options.seed <= last <= MAX_SEED:
+            raise DriversError(
+                f"--seed {options.seed}: the seeds of the {options.streams + 1} streams "
+                f"(seed, seed+1, ... seed+{options.streams}) must lie in 1..{MAX_SEED}"
+            )
+        for seed in range(options.seed, last + 1):
+            check_seed(seed)  # 0 mod 2**31-1: qgen would hang
     if options.telemetry_interval is not None and not options.telemetry_interval > 0:
         raise DriversError(
             f"--telemetry-interval must be positive, not {options.telemetry_interval}"

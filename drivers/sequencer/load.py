@@ -8,9 +8,11 @@ compliance verdict then says.
 
 from __future__ import annotations
 
+from dbbench.drivers.engine import STATE_REFRESH_PENDING, STATE_SCALE_FACTOR
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.loader import check_loaded, load_database
 from dbbench.drivers.sequencer.context import RunContext
+from dbbench.drivers.sequencer.refresh import repair_pending
 from dbbench.reports.model import LoadResult
 
 
@@ -32,8 +34,19 @@ def load_test(ctx: RunContext) -> LoadResult:
     return result
 
 
-def reuse(ctx: RunContext) -> LoadResult:
-    """Check that the database holds this scale factor, loaded by dbbench; refuse if not."""
+def reuse(ctx: RunContext, notes: list[str] | None = None) -> LoadResult:
+    """Check that the database holds this scale factor, loaded by dbbench, exactly as the
+    load and the completed refresh pairs left it; refuse if not. A pair an earlier stop
+    left half-applied is first repaired by key, and ``notes`` says so."""
+    state = ctx.engine.read_state()
+    if state.get(STATE_REFRESH_PENDING) and float(state.get(STATE_SCALE_FACTOR, "nan")) == (
+        ctx.options.sf
+    ):
+        repaired = repair_pending(ctx.engine, ctx.options.sf)
+        if repaired is not None:
+            ctx.journal.event("refresh_repaired", what=repaired)
+            if notes is not None:
+                notes.append(repaired)
     check_loaded(ctx.engine, ctx.options.sf)
     now = ctx.clock.now()
     rows = ctx.engine.row_counts()
@@ -41,11 +54,11 @@ def reuse(ctx: RunContext) -> LoadResult:
     return LoadResult(start=now, end=now, seconds=0.0, rows=rows, reused=True)
 
 
-def load_or_reuse(ctx: RunContext, *, reload: bool) -> LoadResult:
+def load_or_reuse(ctx: RunContext, *, reload: bool, notes: list[str] | None = None) -> LoadResult:
     """Reuse the database when it is already loaded at this SF, unless ``reload``."""
     if not reload:
         try:
-            return reuse(ctx)
+            return reuse(ctx, notes)
         except DriversError as exc:
             ctx.journal.event("load_needed", reason=str(exc))
     return load_test(ctx)

@@ -17,6 +17,7 @@ from dbbench.drivers.sequencer.refresh import (
     refresh_stream,
     reserve_set,
     run_refresh,
+    skipped_rf2,
 )
 from dbbench.drivers.sequencer.streams import run_query_stream
 from dbbench.drivers.sequencer.workers import run_workers
@@ -54,11 +55,15 @@ def power_test(ctx: RunContext, sets: UpdateSets, run: RunResult) -> None:
         session = ctx.open_session()  # the refresh session; the queries get their own
         try:
             data = reserve_set(ctx, sets, run)
-            rf1 = run_refresh(ctx, session, run, "rf1", ("power", 0, 1), data)
+            rf1 = run_refresh(ctx, session, run, "rf1", ("power", 0, 1), data, sets)
             run_query_stream(ctx, run, "power", 0, params)
             if ctx.stop.is_set():
                 return
-            rf2 = run_refresh(ctx, session, run, "rf2", ("power", 0, 1), data)
+            if rf1.status != "ok":  # never RF2 for a set whose RF1 did not complete
+                skipped_rf2(ctx, run, data)
+                ctx.progress.refresh_pair_done(False)
+                return
+            rf2 = run_refresh(ctx, session, run, "rf2", ("power", 0, 1), data, sets)
             ctx.progress.refresh_pair_done(rf1.status == "ok" and rf2.status == "ok")
         finally:
             ctx.close_session(session)

@@ -20,12 +20,21 @@ import numpy as np
 import pyarrow as pa
 
 from dbbench.dbgen.schema import TABLES
-from dbbench.drivers.engine import STATE_NEXT_UPDATE_SET, Engine, Session
+from dbbench.drivers.engine import (
+    STATE_LINEITEM_ROWS,
+    STATE_NEXT_UPDATE_SET,
+    STATE_REFRESH_PENDING,
+    Engine,
+    Session,
+)
 from dbbench.drivers.errors import ConnectionLostError, DriversError, one_line
 from dbbench.drivers.sequencer.config import MAX_UPDATE_SET
 from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.streams import connection_alive
 from dbbench.reports.model import Interval, IntervalKind, Phase, RunResult, Status
+
+#: The update-set step a stop may have left half-applied (repaired by the next run).
+PENDING = STATE_REFRESH_PENDING
 
 
 @dataclass(frozen=True)
@@ -85,10 +94,25 @@ class UpdateSets:
         return number
 
     def reserve(self) -> int:
-        """Take the next set and advance the counter (committed) before it is applied."""
+        """Take the next set and advance the counter (committed) before it is applied, with
+        the set's RF1 marked as pending in the same transaction. A pair left half-applied
+        by an earlier stop is repaired first."""
+        repair_pending(self._engine, self._sf)
         number = self.peek()
-        self._engine.write_state({STATE_NEXT_UPDATE_SET: str(number + 1)})
+        self._engine.write_state({STATE_NEXT_UPDATE_SET: str(number + 1), PENDING: f"{number} rf1"})
         return number
+
+    def applied(self, kind: IntervalKind, data: UpdateSet, rows: int | None) -> None:
+        """Record (committed) that ``kind`` of set ``data`` completed: after RF1, RF2 is
+        pending; after RF2, nothing is, and LINEITEM's exact count moves on."""
+        state = self._engine.read_state()
+        lineitem = state.get(STATE_LINEITEM_ROWS)
+        values = {PENDING: f"{data.number} rf2" if kind == "rf1" else ""}
+        if lineitem is not None and rows is not None:
+            # RF2 deleted the orders and their line items
+            change = data.lineitem.num_rows if kind == "rf1" else len(data.delete_keys) - rows
+            values[STATE_LINEITEM_ROWS] = str(int(lineitem) + change)
+        self._engine.write_state(values)
 
     def prefetch(self, count: int) -> None:
         """Generate the next ``count`` sets now, outside every timed interval."""
@@ -111,6 +135,39 @@ class UpdateSets:
     def put(self, data: UpdateSet) -> None:
         with self._lock:
             self._cache[data.number] = data
+
+
+def repair_pending(engine: Engine, sf: float) -> str | None:
+    """Complete or undo, exactly and by key, a refresh pair an earlier stop left
+    half-applied (a crash, Ctrl-C, a failed RF1 or RF2); say what was done, or None.
+
+    RF1 pending: whatever of the set's rows RF1 had committed (with ``refresh_batch`` it
+    commits in parts) is deleted by the set's own order keys, new keys no other row has.
+    RF2 pending (RF1 had completed): RF2 is completed, deleting the set's keys again."""
+    pending = engine.read_state().get(PENDING, "")
+    if not pending:
+        return None
+    number_text, _, step = pending.partition(" ")
+    if not number_text.isdigit() or step not in ("rf1", "rf2"):
+        raise DriversError(f"the database's refresh bookkeeping is corrupt: {pending!r}")
+    number = int(number_text)
+    data = generate_update_set(sf, number)
+    session = engine.session()
+    try:
+        if step == "rf1":
+            keys = _keys(data.orders.column("o_orderkey"))
+            removed = session.refresh_delete(keys)
+            done = f"its RF1 had not completed: the {removed} row(s) it committed were removed"
+        else:
+            removed = session.refresh_delete(data.delete_keys)
+            done = f"its RF2 had not completed: completed ({removed} more row(s) deleted)"
+    finally:
+        session.close()
+    values = {PENDING: ""}
+    if step == "rf2" and STATE_LINEITEM_ROWS in engine.read_state():
+        values[STATE_LINEITEM_ROWS] = str(engine.row_counts()["lineitem"])
+    engine.write_state(values)
+    return f"update set {number} was left half-applied by an earlier stop; {done}"
 
 
 def _timed_rf(
@@ -156,14 +213,18 @@ def run_refresh(
     kind: IntervalKind,
     where: tuple[Phase, int, int],
     data: UpdateSet,
+    sets: UpdateSets | None = None,
 ) -> Interval:
-    """One refresh function, timed from submission to acknowledged commit, and recorded."""
+    """One refresh function, timed from submission to acknowledged commit, and recorded
+    (and, with ``sets``, its completion committed to the database's bookkeeping)."""
     phase, stream, _ = where
     ctx.journal.event(
         f"{kind}_start", run=run.number, phase=phase, stream=stream, update_set=data.number
     )
     interval = _timed_rf(ctx, session, kind, where, data)
     ctx.record(run, interval)
+    if interval.status == "ok" and sets is not None:
+        sets.applied(kind, data, interval.rows)
     if interval.status == "error":
         label = f"run {run.number} {phase} {kind.upper()} (update set {data.number})"
         ctx.add_problem(f"{label} failed: {interval.error}")
@@ -191,10 +252,22 @@ def refresh_stream(
             if ctx.stop.is_set():
                 return
             data = reserve_set(ctx, sets, run)
-            rf1 = run_refresh(ctx, session, run, "rf1", (phase, pair, pair), data)
+            rf1 = run_refresh(ctx, session, run, "rf1", (phase, pair, pair), data, sets)
             if ctx.stop.is_set():
                 return
-            rf2 = run_refresh(ctx, session, run, "rf2", (phase, pair, pair), data)
+            if rf1.status != "ok":  # never RF2 for a set whose RF1 did not complete
+                skipped_rf2(ctx, run, data)
+                return
+            rf2 = run_refresh(ctx, session, run, "rf2", (phase, pair, pair), data, sets)
+            if rf2.status != "ok":
+                return
             ctx.progress.refresh_pair_done(rf1.status == "ok" and rf2.status == "ok")
     finally:
         ctx.close_session(session)
+
+
+def skipped_rf2(ctx: RunContext, run: RunResult, data: UpdateSet) -> None:
+    ctx.add_problem(
+        f"run {run.number}: RF2 of update set {data.number} was not run because its RF1 did "
+        "not complete; the next run undoes what RF1 committed"
+    )

@@ -195,8 +195,13 @@ def test_a_journal_that_cannot_grow_stops_the_run(loaded_pg: str, tmp_path: Path
     assert proc.returncode == ExitCode.USER_ERROR, err
     assert err.startswith("dbbench: error: File too large"), err
     assert "Traceback" not in err
+    # the line names the file and the phase (issue: reliability, item 4)
+    first = err.splitlines()[0]
+    assert f"({out}" in first and "(during run " in first, err
+    assert f"`dbbench report {out}` rebuilds the result" in err
     events = read_journal(out / JOURNAL_FILE)  # every complete line still parses
     assert any(e["event"] == "query_end" for e in events)
+    assert main(["report", str(out)]) == 0
 
 
 def test_existing_run_directory_needs_force(

@@ -20,6 +20,7 @@ from dbbench.drivers.sequencer import (
 )
 from dbbench.drivers.sequencer.clock import Clock
 from dbbench.drivers.sequencer.config import check_options
+from dbbench.drivers.sequencer.rundir import MARKER_FILE
 from dbbench.drivers.sequencer.watchdog import Watchdog
 from dbbench.drivers.sysinfo import _cpu, _memory_bytes, engine_info, storage_devices, system_info
 from dbbench.reports.model import default_streams
@@ -140,11 +141,11 @@ def test_run_directory_is_never_overwritten_by_accident(tmp_path: Path) -> None:
     with pytest.raises(DriversError, match="already exists; use --force"):
         prepare_run_dir(run, force=False)
     prepare_run_dir(run, force=True)
-    assert list(run.iterdir()) == []
+    assert [p.name for p in run.iterdir()] == [MARKER_FILE]
     other = tmp_path / "photos"
     other.mkdir()
     (other / "holiday.jpg").write_text("precious")
-    with pytest.raises(DriversError, match="holds no dbbench run"):
+    with pytest.raises(DriversError, match="was not made by dbbench"):
         prepare_run_dir(other, force=True)
     assert (other / "holiday.jpg").read_text() == "precious"
 

@@ -1,0 +1,224 @@
+"""Fault injection: signals during each phase, on each engine; then the next run.
+
+For every engine × phase × signal, ``dbbench run`` is started in a process group of its
+own, the signal is sent to the group (as a terminal's Ctrl-C would) once the phase has
+begun, and then the next ``dbbench run`` on the same database is started. A row is green
+when: the stopped run ended as it should (130 for SIGINT/SIGTERM, killed for SIGKILL) with
+no traceback; every measurement in its journal is in the result ``dbbench report`` reads
+(rebuilt from the journal where the result file lags); and the next run succeeded on a
+database that is exactly as the load and the completed refresh pairs left it (no refresh
+pair pending). Also: a second run on the same database while one is running, and a run
+whose run directory cannot grow (RLIMIT_FSIZE, the stand-in for a full disk).
+
+    python benchmarks/fault_injection.py --engines duckdb,postgresql,mariadb --sf 0.1
+
+PostgreSQL and MariaDB: the servers of the test suite (127.0.0.1:5432, 127.0.0.1:3306);
+a private database is created and dropped for each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import resource
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from dbbench.drivers.journal import read_journal
+from dbbench.drivers.loader import check_loaded
+from dbbench.drivers.registry import open_engine
+from dbbench.reports.loading import load_result
+
+PG = "postgresql://postgres@127.0.0.1:5432"
+MARIADB = "mysql+pymysql://root@127.0.0.1:3306"
+EVENTS = {"load": "load_start", "power": "phase_start", "throughput": "phase_start"}
+SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM, "SIGKILL": signal.SIGKILL}
+
+
+@contextlib.contextmanager
+def database(engine: str, tmp: Path) -> Iterator[str]:
+    """A private, empty database of ``engine``; its URL."""
+    name = f"dbbench_fault_{secrets.token_hex(3)}"
+    if engine == "duckdb":
+        yield f"duckdb:///{tmp / 'bench.duckdb'}"
+    elif engine == "postgresql":
+        import psycopg
+
+        with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+        try:
+            yield f"{PG}/{name}"
+        finally:
+            with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
+                conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+    else:
+        import pymysql
+
+        conn = pymysql.connect(host="127.0.0.1", user="root", autocommit=True)
+        conn.cursor().execute(f"CREATE DATABASE {name}")
+        try:
+            yield f"{MARIADB}/{name}"
+        finally:
+            conn.cursor().execute(f"DROP DATABASE {name}")
+            conn.close()
+
+
+def dbbench(*args: str, limit: int | None = None) -> subprocess.Popen[str]:
+    def setup() -> None:
+        if limit is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "dbbench", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "DBBENCH_PROGRESS_INTERVAL": "3600"},
+        start_new_session=True,
+        preexec_fn=setup,
+    )
+
+
+def wait_event(journal: Path, event: str, phase: str, proc: subprocess.Popen[str]) -> bool:
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        if journal.exists():
+            for e in read_journal(journal):
+                if e["event"] == event and (event == "load_start" or e.get("phase") == phase):
+                    return True
+        time.sleep(0.01)
+    return False
+
+
+def measured(out: Path) -> tuple[int, int]:
+    """(intervals in the journal, intervals in the result ``dbbench report`` reads)."""
+    ends = ("query_end", "rf1_end", "rf2_end")
+    journaled = sum(1 for e in read_journal(out / "journal.jsonl") if e["event"] in ends)
+    try:
+        kept = sum(len(r.intervals) for r in load_result(out).runs)
+    except Exception:
+        kept = -1
+    return journaled, kept
+
+
+def state_ok(url: str, sf: float) -> str:
+    engine = open_engine(url)
+    try:
+        check_loaded(engine, sf)  # exact counts, nothing pending
+        return "exact"
+    except Exception as exc:
+        return f"BAD: {exc}"
+    finally:
+        engine.close()
+
+
+def run_args(url: str, sf: str, out: Path, *extra: str) -> list[str]:
+    return ["run", "-e", url, "-s", sf, "-o", str(out), "--runs", "1", "--streams", "2", *extra]
+
+
+def one_case(engine: str, phase: str, sig: str, sf: str, tmp: Path) -> list[str]:
+    with database(engine, tmp) as url:
+        if phase != "load":
+            setup = dbbench("load", "-e", url, "-s", sf, "-o", str(tmp / "load"))
+            setup.communicate()
+        out = tmp / "stopped"
+        proc = dbbench(*run_args(url, sf, out, *(["--reload"] if phase == "load" else [])))
+        caught = wait_event(out / "journal.jsonl", EVENTS[phase], phase, proc)
+        time.sleep(0.5 if phase == "load" else 0.2)
+        if not caught or proc.poll() is not None:
+            proc.communicate()
+            return [engine, phase, sig, "MISSED (ended first)", "", "", "red"]
+        os.killpg(proc.pid, SIGNALS[sig])
+        try:
+            _, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            return [engine, phase, sig, "HUNG", "", "", "red"]
+        expected = -9 if sig == "SIGKILL" else 130
+        clean = proc.returncode == expected and "Traceback" not in err
+        journaled, kept = measured(out)
+        nxt = dbbench(*run_args(url, sf, tmp / "next"))
+        nxt.communicate()
+        state = state_ok(url, float(sf)) if nxt.returncode == 0 else f"next run {nxt.returncode}"
+        green = clean and kept == journaled and state == "exact"
+        return [
+            engine,
+            phase,
+            sig,
+            f"exit {proc.returncode}" + ("" if clean else " + traceback/wrong code"),
+            f"{kept}/{journaled}",
+            state,
+            "green" if green else "red",
+        ]
+
+
+def concurrent_case(engine: str, sf: str, tmp: Path) -> list[str]:
+    """A second run while the first one is loading (the longest phase)."""
+    with database(engine, tmp) as url:
+        first = dbbench("load", "-e", url, "-s", sf, "-o", str(tmp / "first"))
+        wait_event(tmp / "first" / "journal.jsonl", "load_start", "load", first)
+        second = dbbench(*run_args(url, sf, tmp / "second"))
+        _, err = second.communicate()
+        still = first.poll() is None
+        first.communicate()
+        one_line = err.count("\n") == 1 and err.startswith("dbbench: error: ")
+        holder = "lock" in err.lower() or "another dbbench" in err
+        green = still and second.returncode == 1 and one_line and holder
+        green = green and first.returncode == 0
+        return [engine, "load", "second run", f"exit {second.returncode}", "-",
+                f"first run exit {first.returncode}", "green" if green else "red"]  # fmt: skip
+
+
+def disk_full_case(engine: str, sf: str, tmp: Path) -> list[str]:
+    with database(engine, tmp) as url:
+        dbbench("load", "-e", url, "-s", sf, "-o", str(tmp / "load")).communicate()
+        out = tmp / "full"
+        proc = dbbench(*run_args(url, sf, out), limit=60_000)
+        _, err = proc.communicate()
+        journaled, kept = measured(out)
+        named = "(during " in err and str(out) in err
+        nxt = dbbench(*run_args(url, sf, tmp / "next"))
+        nxt.communicate()
+        state = state_ok(url, float(sf)) if nxt.returncode == 0 else f"next run {nxt.returncode}"
+        green = proc.returncode == 1 and named and kept == journaled and state == "exact"
+        return [engine, "run", "disk full", f"exit {proc.returncode}", f"{kept}/{journaled}",
+                state, "green" if green else "red"]  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--engines", default="duckdb")
+    parser.add_argument("--phases", default="load,power,throughput")
+    parser.add_argument("--signals", default="SIGINT,SIGTERM,SIGKILL")
+    parser.add_argument("--sf", default="0.1")
+    args = parser.parse_args()
+    rows = [["engine", "phase", "fault", "stopped run", "kept/journal", "db after next", ""]]
+    engines = args.engines.split(",")
+    for engine in engines:
+        for phase in args.phases.split(","):
+            for sig in args.signals.split(","):
+                with tempfile.TemporaryDirectory() as tmp:
+                    rows.append(one_case(engine, phase, sig, args.sf, Path(tmp)))
+                print(" | ".join(rows[-1]), flush=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            rows.append(concurrent_case(engine, "0.3" if engine == "duckdb" else "0.1", Path(tmp)))
+        if engine != "duckdb":  # the DuckDB file itself would hit the limit
+            with tempfile.TemporaryDirectory() as tmp:
+                rows.append(disk_full_case(engine, "0.01", Path(tmp)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    print()
+    for row in rows:
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |")
+    return 0 if all(r[-1] == "green" for r in rows[1:]) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
