@@ -33,6 +33,7 @@ class Capabilities:
     foreign_keys: bool = True  # declares the spec's foreign keys after the load
     cancel: bool = False  # a running statement can be cancelled from another thread
     storage_size: bool = False  # can report the database's size on disk
+    distributed_generation: bool = False  # generates the tables on its own workers
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,12 @@ class Engine(ABC):
     @abstractmethod
     def load_table(self, table: str, batches: Iterable[pa.RecordBatch]) -> int:
         """Bulk-load one table from Arrow batches as they are generated. Returns rows."""
+
+    def generate_table(self, table: str, sf: float, source: str) -> int:
+        """Where :attr:`Capabilities.distributed_generation`: run the generator module
+        ``source`` (``table_batches`` as in ``dbgen.api``) on the engine's own workers and
+        store the table there, no row passing through this process. Returns rows."""
+        raise NotImplementedError(f"{self.name} does not generate data itself")
 
     @abstractmethod
     def finish_load(self) -> dict[str, float]:

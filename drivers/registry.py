@@ -62,6 +62,14 @@ ENGINES: dict[str, EngineSpec] = {
         "pip install 'dbbench[mysql]'",
         ("mariadb",),
     ),
+    "spark": EngineSpec(
+        "spark",
+        "dbbench.drivers.engines.spark",
+        "spark://local[N] | spark://local-cluster[W,C,M] | spark://host:7077 | sc://host:15002",
+        ("pyspark", "pandas"),
+        "pip install 'dbbench[spark]'",
+        ("sc",),
+    ),
     "sqlite": EngineSpec(
         "sqlite",
         "dbbench.drivers.engines.sqlalchemy",
