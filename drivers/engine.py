@@ -14,6 +14,9 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
+from dbbench.dbgen.progress import Summary
+from dbbench.dbgen.writer import GenOptions
+
 #: Keys of the bookkeeping every engine keeps in its ``dbbench_state`` table
 #: (:meth:`Engine.read_state`); the loader writes them, the sequencer advances the update set.
 STATE_SCALE_FACTOR = "scale_factor"
@@ -96,6 +99,11 @@ class Engine(ABC):
         ``source`` (``table_batches`` as in ``dbgen.api``) on the engine's own workers and
         store the table there, no row passing through this process. Returns rows."""
         raise NotImplementedError(f"{self.name} does not generate data itself")
+
+    def generate_files(self, options: GenOptions) -> Summary:
+        """Where :attr:`Capabilities.distributed_generation`: ``dbbench gen`` run as the
+        engine's own tasks, writing the same files into a folder its workers share."""
+        raise NotImplementedError(f"{self.name} does not generate files itself")
 
     @abstractmethod
     def finish_load(self) -> dict[str, float]:
