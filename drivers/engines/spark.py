@@ -29,6 +29,7 @@ is never applied twice). This needs a classic driver, which can reach the Hadoop
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import socket
@@ -181,7 +182,9 @@ class SparkEngine(Engine):
         self._sessions: list[SparkQuerySession] = []
         self._count = 0
         self._lock = threading.Lock()
-        self.spark = self._start(url)
+        self.database = "dbbench_" + hashlib.sha1(self.warehouse.encode()).hexdigest()[:12]
+        root = self._start(url)
+        self.spark = root.newSession() if self.classic else root  # this engine's own
         self._closed = False
         with self.policy.guard("register tables"):
             self._register()
@@ -232,8 +235,11 @@ class SparkEngine(Engine):
         return spark
 
     def _register(self) -> None:
-        """Catalog entries over the table folders (the session catalog lives in memory, so a
-        warehouse loaded by an earlier process is found again here)."""
+        """Catalog entries over the table folders, in a database of this warehouse's own
+        (the session catalog lives in memory, so a warehouse loaded by an earlier process
+        is found again here; two warehouses in one process do not mix)."""
+        self.spark.sql(f"CREATE DATABASE IF NOT EXISTS {self.database}")
+        self.spark.catalog.setCurrentDatabase(self.database)
         for table in (*TABLES, STATE_TABLE):
             self.spark.sql(
                 f"CREATE TABLE IF NOT EXISTS {table} ({_columns(table)}) "
@@ -249,8 +255,7 @@ class SparkEngine(Engine):
             number = self._count
         with self.policy.guard("connect"):
             spark = self.spark.newSession() if self.classic else self._connect_session()
-            if self.classic:
-                self._register_in(spark)
+            spark.catalog.setCurrentDatabase(self.database)
         session = SparkQuerySession(self, spark, number)
         with self._lock:
             self._sessions.append(session)
@@ -260,10 +265,6 @@ class SparkEngine(Engine):
         from pyspark.sql import SparkSession
 
         return SparkSession.builder.remote(self.master).create()
-
-    def _register_in(self, spark: Any) -> None:
-        """A new classic session shares the catalog; it needs nothing registered."""
-        del spark
 
     def forget(self, session: SparkQuerySession) -> None:
         with self._lock:

@@ -196,11 +196,10 @@ def test_spark_without_java_names_what_to_install(
 
 
 @pytest.mark.parametrize("fmt", ["tbl", "parquet"])
-def test_gen_on_spark_writes_what_gen_parts_writes(
-    bench: tuple[str, Path], tmp_path: Path, fmt: str
-) -> None:
+def test_gen_on_spark_writes_what_gen_parts_writes(tmp_path: Path, fmt: str) -> None:
     tables = ["-T", "c,s,n", "--format", fmt, "-s", str(SF), "--parts", "2", "-q"]
-    assert main(["gen", "-e", bench[0], *tables, "-o", str(tmp_path / "spark")]) == 0
+    cluster = f"spark://{MASTER}/{tmp_path / 'warehouse'}"
+    assert main(["gen", "-e", cluster, *tables, "-o", str(tmp_path / "spark")]) == 0
     for k in (1, 2):
         assert main(["gen", *tables, "--part", str(k), "-o", str(tmp_path / "local")]) == 0
     made = sorted(p.name for p in (tmp_path / "spark").iterdir())
