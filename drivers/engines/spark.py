@@ -143,7 +143,8 @@ class SparkQuerySession(Session):
     def refresh_delete(self, orderkeys: Sequence[int]) -> int:
         with self.policy.guard("RF2"):
             self._tag()
-            keys = self.spark.createDataFrame(pa.table({"k": pa.array(orderkeys, pa.int64())}))
+            keys = pa.table({"k": pa.array(orderkeys, pa.int64())})
+            keys = self.engine.spark.createDataFrame(keys)  # the session the scans run in
             staged = [self.engine.stage_delete(t, c, keys) for t, c in _KEYED]
             self.engine.swap([(t, files, replaced) for t, files, replaced, _ in staged])
         return sum(n for *_, n in staged)
@@ -185,6 +186,7 @@ class SparkEngine(Engine):
         self.database = "dbbench_" + hashlib.sha1(self.warehouse.encode()).hexdigest()[:12]
         root = self._start(url)
         self.spark = root.newSession() if self.classic else root  # this engine's own
+        self._apply_sql_settings(self.spark)
         self._closed = False
         with self.policy.guard("register tables"):
             self._register()
@@ -246,6 +248,13 @@ class SparkEngine(Engine):
                 f"USING parquet LOCATION '{self.location(table)}'"
             )
 
+    def _apply_sql_settings(self, spark: Any) -> None:
+        """``spark.sql.*`` options of the URL hold in every session, even when this process's
+        SparkContext was started earlier by another engine."""
+        for key, value in self.url.query.items():
+            if key.startswith("spark.sql.") and spark.conf.isModifiable(key):
+                spark.conf.set(key, value)
+
     def location(self, table: str) -> str:
         return f"{self.warehouse}/{table}"
 
@@ -256,6 +265,7 @@ class SparkEngine(Engine):
         with self.policy.guard("connect"):
             spark = self.spark.newSession() if self.classic else self._connect_session()
             spark.catalog.setCurrentDatabase(self.database)
+            self._apply_sql_settings(spark)
         session = SparkQuerySession(self, spark, number)
         with self._lock:
             self._sessions.append(session)
