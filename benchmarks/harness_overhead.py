@@ -44,7 +44,7 @@ from dbbench.drivers.url import redact
 from dbbench.queries.order import stream_order
 from dbbench.queries.params import stream_parameters
 from dbbench.queries.render import RenderedQuery, render
-from dbbench.reports.model import RunResult
+from dbbench.reports.model import JOURNAL_FILE, RunResult
 
 TRIVIAL = RenderedQuery(setup=[], query="SELECT 1", teardown=[])
 
@@ -67,7 +67,7 @@ def raw_driver(cursor: Any, repeat: int) -> list[float]:
 def dbbench_path(engine: Engine, repeat: int, folder: Path) -> list[float]:
     """Wall time of a whole query step as the sequencer runs it (not just the interval)."""
     options = RunOptions(sf=1, streams=1, query_timeout=60.0)
-    with Journal(folder / "journal.jsonl") as journal:
+    with Journal(folder / JOURNAL_FILE) as journal:
         ctx = RunContext(engine, options, journal)
         run = RunResult(number=1, streams=1, seeds={})
         session = ctx.open_session()

@@ -18,7 +18,19 @@ from dbbench import __version__
 from dbbench.errors import USER_ERRORS, ExitCode, error_line
 
 #: Modules under dbbench.commands, each with ``register(app: typer.Typer) -> None``.
-COMMAND_MODULES: tuple[str, ...] = ("gen", "qgen", "validate", "run", "engines", "report")
+COMMAND_MODULES: tuple[str, ...] = (
+    "gen",
+    "qgen",
+    "validate",
+    "run",
+    "engines",
+    "report",
+    "gate",
+    "suite",
+    "scale",
+    "preflight",
+    "o2c",
+)
 
 app = typer.Typer(
     name="dbbench",

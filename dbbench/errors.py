@@ -16,6 +16,7 @@ class ExitCode(IntEnum):
     USER_ERROR = 1  # bad input, missing resource, engine refused: one clear line
     USAGE = 2  # the command line itself is wrong (click's convention)
     INVALID_RUN = 3  # the benchmark ran but is invalid (a failed query, a lost server)
+    REGRESSION = 4  # dbbench gate: the candidate regressed against the baseline
     INTERRUPTED = 130  # Ctrl-C, like a shell
     INTERNAL = 70  # a bug: EX_SOFTWARE
 

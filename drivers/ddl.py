@@ -1,9 +1,10 @@
-"""DDL for the eight tables, derived from :mod:`dbgen.schema` for each SQL dialect.
+"""DDL for the eight tables, derived from :mod:`dbgen.schema` for each engine.
 
-The schema is written once (``dbgen.schema.TABLES``); a dialect here is only the small table
-of what differs: type names, and whether keys must be declared inside ``CREATE TABLE``
-(SQLite cannot add constraints later; InnoDB clusters rows by the primary key, so declaring
-it up front and loading in key order avoids rebuilding every table afterwards).
+The schema is written once (``dbgen.schema.TABLES``); an engine's :class:`DdlRules`, declared
+in its own module, are only the small table of what differs: type names, and whether keys
+must be declared inside ``CREATE TABLE`` (SQLite cannot add constraints later; InnoDB
+clusters rows by the primary key, so declaring it up front and loading in key order avoids
+rebuilding every table afterwards).
 
 Keys and indexes are the ones TPC-H clause 1.4.2 allows: primary keys, foreign keys, and
 indexes on foreign-key columns and on single DATE columns.
@@ -36,8 +37,11 @@ def varchar_only(column: Column) -> str:
 
 
 @dataclass(frozen=True)
-class Dialect:
-    """What differs between engines in the DDL; everything else comes from the schema."""
+class DdlRules:
+    """What differs between engines in the DDL; everything else comes from the schema.
+
+    (The query text's differences are a :class:`queries.dialects.Dialect`, named by
+    ``Engine.dialect``.)"""
 
     name: str
     type_name: Callable[[Column], str] = spec_type
@@ -46,11 +50,8 @@ class Dialect:
     table_suffix: str = ""  # e.g. MySQL's ENGINE clause
 
 
-ANSI = Dialect("ansi")
-DUCKDB = Dialect("duckdb", type_name=varchar_only, alter_foreign_keys=False)
-POSTGRESQL = Dialect("postgresql")
-MYSQL = Dialect("mysql", keys_in_create=True, table_suffix=" ENGINE=InnoDB")
-SQLITE = Dialect("sqlite", keys_in_create=True, alter_foreign_keys=False)
+#: The specification's DDL: types as written, keys added after the load.
+ANSI = DdlRules("ansi")
 
 
 def _foreign_keys_of(table: str) -> list[tuple[str, tuple[str, ...], str, tuple[str, ...]]]:
@@ -61,20 +62,20 @@ def fk_name(table: str, columns: tuple[str, ...]) -> str:
     return f"fk_{table}_{'_'.join(columns)}"
 
 
-def create_table(table: str, dialect: Dialect, *, keys: bool = True) -> str:
-    """``CREATE TABLE``; keys are inside only where the dialect needs them there."""
+def create_table(table: str, rules: DdlRules, *, keys: bool = True) -> str:
+    """``CREATE TABLE``; keys are inside only where the engine needs them there."""
     spec = TABLES[table]
-    lines = [f"{c.name} {dialect.type_name(c)} NOT NULL" for c in spec.columns]
-    if keys and dialect.keys_in_create:
+    lines = [f"{c.name} {rules.type_name(c)} NOT NULL" for c in spec.columns]
+    if keys and rules.keys_in_create:
         lines.append(f"CONSTRAINT pk_{table} PRIMARY KEY ({', '.join(spec.primary_key)})")
-        if not dialect.alter_foreign_keys:
+        if not rules.alter_foreign_keys:
             for _, cols, ref, ref_cols in _foreign_keys_of(table):
                 lines.append(
                     f"CONSTRAINT {fk_name(table, cols)} FOREIGN KEY ({', '.join(cols)}) "
                     f"REFERENCES {ref} ({', '.join(ref_cols)})"
                 )
     body = ",\n  ".join(lines)
-    return f"CREATE TABLE {table} (\n  {body}\n){dialect.table_suffix}"
+    return f"CREATE TABLE {table} (\n  {body}\n){rules.table_suffix}"
 
 
 def drop_table(table: str) -> str:

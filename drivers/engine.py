@@ -27,13 +27,27 @@ STATE_KIT_VERSION = "kit_version"
 
 
 @dataclass(frozen=True)
-class Capabilities:
-    """What an engine can do beyond the base surface."""
+class EngineSpec:
+    """An engine's declaration: ``ENGINE = EngineSpec(...)`` at the top of its module.
 
-    arrow_ingest: bool = False  # loads Arrow batches natively (no text round trip)
-    copy_protocol: bool = False  # has a bulk COPY path fed from the generator
+    The registry reads it from the module's source without importing the module (so
+    ``dbbench engines`` can describe an engine whose driver is not installed); write it with
+    keyword arguments and literal values only. ``module`` is filled in by the registry.
+    """
+
+    name: str  # also the URL scheme it serves
+    url_form: str  # the URL form users type, for ``dbbench engines``
+    requires: tuple[str, ...]  # importable modules (the Python drivers)
+    install: str  # the exact command that installs them
+    schemes: tuple[str, ...] = ()  # URL schemes served, besides ``name`` itself
+    module: str = ""
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an engine can do beyond the base surface; each field is read by the kit."""
+
     parallel_load: bool = False  # tables may be loaded concurrently on separate connections
-    foreign_keys: bool = True  # declares the spec's foreign keys after the load
     cancel: bool = False  # a running statement can be cancelled from another thread
     storage_size: bool = False  # can report the database's size on disk
     distributed_generation: bool = False  # generates the tables on its own workers

@@ -25,8 +25,6 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as dist_version
 from typing import Any
 
 import pyarrow as pa
@@ -42,6 +40,7 @@ from dbbench.drivers.engine import (
     Engine,
 )
 from dbbench.drivers.errors import DriversError
+from dbbench.reports.model import kit_version
 
 #: ``progress(table, rows_done, rows_expected)``, called from loading threads.
 Progress = Callable[[str, int, int], None]
@@ -81,13 +80,6 @@ def _source(name: str) -> Any:
 
 def _format_sf(sf: float) -> str:
     return format(sf, "g")
-
-
-def kit_version() -> str:
-    try:
-        return dist_version("dbbench")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def load_database(

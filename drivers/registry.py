@@ -1,107 +1,125 @@
-"""Which module serves which URL: an explicit table, plus the ``dbbench.engines`` entry points.
+"""Which module serves which URL: the engine modules of this package, plus the
+``dbbench.engines`` entry points.
 
-An engine module exposes ``connect(url: EngineURL) -> Engine``. Built-in engines are listed in
-:data:`ENGINES`; a third-party package adds one with an entry point::
+An engine is one module: it declares ``ENGINE = EngineSpec(...)`` (name, URL form, the driver
+modules it needs and their install command), its DDL rules, the query dialect it speaks, its
+typed URL options, and exposes ``connect(url: EngineURL) -> Engine``. Every module of
+``dbbench.drivers.engines`` that declares ``ENGINE`` is built in; a third-party package adds
+one with an entry point (its module declares ``ENGINE`` the same way, or is described from
+the entry point alone)::
 
     [project.entry-points."dbbench.engines"]
     myengine = "mypackage.dbbench_engine"
 
-A URL scheme that neither names goes to the generic SQLAlchemy engine, so any dialect
-SQLAlchemy knows works without code here. A missing driver is a one-line error with the exact
-install command.
+The declaration is read from the module's source, not by importing it, so an engine whose
+driver is missing is still listed with its install command. A URL scheme that no engine names
+goes to the generic SQLAlchemy engine, so any dialect SQLAlchemy knows works without code
+here. A missing driver is a one-line error with the exact install command.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
-from dataclasses import dataclass
+import pkgutil
+from dataclasses import dataclass, fields, replace
+from functools import cache
 from importlib.metadata import entry_points
 from typing import Any
 
-from dbbench.drivers.engine import Engine
+from dbbench.drivers import engines as _engines_package
+from dbbench.drivers.engine import Engine, EngineSpec
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.url import EngineURL, parse_url, redact
 
 ENTRY_POINT_GROUP = "dbbench.engines"
+#: The engine of URL schemes no other engine names.
+FALLBACK = "sqlalchemy"
+#: Listed first by ``dbbench engines``: the default engine.
+DEFAULT = "duckdb"
 
 
-@dataclass(frozen=True)
-class EngineSpec:
-    """One engine: its module, the URL form users type, and what it needs installed."""
-
-    name: str
-    module: str
-    url_form: str
-    requires: tuple[str, ...]  # importable modules (the Python drivers)
-    install: str  # the exact command that installs them
-    schemes: tuple[str, ...] = ()  # URL schemes served, besides ``name`` itself
-
-
-ENGINES: dict[str, EngineSpec] = {
-    "duckdb": EngineSpec(
-        "duckdb",
-        "dbbench.drivers.engines.duckdb",
-        "duckdb (in memory) | duckdb:///file.db",
-        ("duckdb",),
-        "pip install dbbench",
-    ),
-    "postgresql": EngineSpec(
-        "postgresql",
-        "dbbench.drivers.engines.postgresql",
-        "postgresql://user:pw@host:5432/db",
-        ("psycopg",),
-        "pip install 'dbbench[postgresql]'",
-        ("postgres",),
-    ),
-    "mysql": EngineSpec(
-        "mysql",
-        "dbbench.drivers.engines.mysql",
-        "mysql://user:pw@host:3306/db | mariadb://...",
-        ("sqlalchemy", "pymysql"),
-        "pip install 'dbbench[mysql]'",
-        ("mariadb",),
-    ),
-    "spark": EngineSpec(
-        "spark",
-        "dbbench.drivers.engines.spark",
-        "spark://local[N] | spark://local-cluster[W,C,M] | spark://host:7077 | sc://host:15002",
-        ("pyspark", "pandas"),
-        "pip install 'dbbench[spark]'",
-        ("sc",),
-    ),
-    "sqlite": EngineSpec(
-        "sqlite",
-        "dbbench.drivers.engines.sqlalchemy",
-        "sqlite:///file.db",
-        ("sqlalchemy", "sqlite3"),
-        "pip install 'dbbench[sqlite]'",
-    ),
-    "sqlalchemy": EngineSpec(
-        "sqlalchemy",
-        "dbbench.drivers.engines.sqlalchemy",
-        "any other SQLAlchemy URL",
-        ("sqlalchemy",),
-        "pip install 'dbbench[sqlalchemy]'",
-    ),
-}
+def declared_spec(module: str) -> EngineSpec | None:
+    """The ``ENGINE = EngineSpec(...)`` of a module, read from its source without running
+    it; ``None`` when the module has no such declaration (or no source to read)."""
+    try:
+        found = importlib.util.find_spec(module)
+        source = found.loader.get_source(module) if found and found.loader else None  # type: ignore[attr-defined]
+    except (ImportError, ValueError, AttributeError, OSError):
+        return None
+    if source is None:
+        return None
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None  # importing it will say what is wrong
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and [getattr(t, "id", None) for t in node.targets] == ["ENGINE"]
+            and isinstance(node.value, ast.Call)
+            and getattr(node.value.func, "id", None) == EngineSpec.__name__
+        ):
+            return _literal_spec(module, node.value)
+    return None
 
 
-def _third_party() -> dict[str, EngineSpec]:
+def _literal_spec(module: str, call: ast.Call) -> EngineSpec:
+    allowed = {f.name for f in fields(EngineSpec)} - {"module"}
+    values: dict[str, Any] = {}
+    for keyword in call.keywords:
+        if keyword.arg not in allowed or call.args:
+            raise DriversError(f"{module}: ENGINE = EngineSpec(...) takes keyword arguments only")
+        try:
+            values[keyword.arg] = ast.literal_eval(keyword.value)
+        except (ValueError, TypeError, SyntaxError):
+            raise DriversError(
+                f"{module}: EngineSpec({keyword.arg}=...) must be a literal value"
+            ) from None
+    try:
+        return EngineSpec(**values, module=module)
+    except TypeError as exc:
+        raise DriversError(f"{module}: bad ENGINE declaration ({exc})") from None
+
+
+@cache
+def builtin_engines() -> dict[str, EngineSpec]:
+    """The engine modules of ``dbbench.drivers.engines``: the default first, the fallback
+    last, the others by name."""
+    found: list[EngineSpec] = []
+    prefix = _engines_package.__name__ + "."
+    for info in pkgutil.iter_modules(_engines_package.__path__, prefix):
+        spec = declared_spec(info.name)
+        if spec is not None:
+            found.append(spec)
+    found.sort(key=lambda s: (s.name != DEFAULT, s.name == FALLBACK, s.name))
+    return {s.name: s for s in found}
+
+
+def _third_party(builtin: dict[str, EngineSpec]) -> dict[str, EngineSpec]:
     found: dict[str, EngineSpec] = {}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in ENGINES:
+        if ep.name in builtin:
             continue  # built-ins win: an installed package cannot hijack a scheme
         dist = ep.dist.name if ep.dist is not None else ep.module.split(".")[0]
-        found[ep.name] = EngineSpec(
-            ep.name, ep.module, f"{ep.name}://...", (ep.module,), f"pip install {dist}"
-        )
+        try:
+            declared = declared_spec(ep.module)
+        except DriversError:  # a package's broken declaration must not hide the others
+            declared = None
+        if declared is not None:
+            found[ep.name] = replace(declared, name=ep.name)
+        else:
+            found[ep.name] = EngineSpec(
+                ep.name, f"{ep.name}://...", (ep.module,), f"pip install {dist}", module=ep.module
+            )
     return found
 
 
 def all_engines() -> dict[str, EngineSpec]:
     """Built-in engines, then those installed through the entry-point group."""
-    return {**ENGINES, **_third_party()}
+    builtin = builtin_engines()
+    return {**builtin, **_third_party(builtin)}
 
 
 def spec_for(url: EngineURL) -> EngineSpec:
@@ -110,7 +128,7 @@ def spec_for(url: EngineURL) -> EngineSpec:
     for spec in engines.values():
         if url.scheme == spec.name or url.scheme in spec.schemes:
             return spec
-    return engines["sqlalchemy"]
+    return engines[FALLBACK]
 
 
 def installed(spec: EngineSpec) -> bool:
@@ -152,8 +170,8 @@ def open_engine(url: str | EngineURL, **options: Any) -> Engine:
 
 
 @dataclass(frozen=True)
-class EngineInfo:
-    """One row of ``dbbench engines``."""
+class AvailableEngine:
+    """One row of ``dbbench engines`` (the engine of a result is ``reports.model.EngineInfo``)."""
 
     name: str
     url_form: str
@@ -162,8 +180,8 @@ class EngineInfo:
     module: str
 
 
-def available_engines() -> list[EngineInfo]:
+def available_engines() -> list[AvailableEngine]:
     return [
-        EngineInfo(s.name, s.url_form, installed(s), s.install, s.module)
+        AvailableEngine(s.name, s.url_form, installed(s), s.install, s.module)
         for s in all_engines().values()
     ]

@@ -11,13 +11,12 @@ import os
 import platform
 import socket
 import sys
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.url import redact
-from dbbench.reports.model import EngineInfo, SystemInfo
+from dbbench.reports.model import EngineInfo, SystemInfo, kit_version
 
 _PROC = Path("/proc")
 _SYS_BLOCK = Path("/sys/block")
@@ -97,13 +96,6 @@ def storage_devices(root: Path = _SYS_BLOCK) -> list[dict[str, Any]]:
             }
         )
     return devices
-
-
-def kit_version() -> str:
-    try:
-        return version("dbbench")
-    except PackageNotFoundError:
-        return "0.0.0+unknown"
 
 
 def system_info() -> SystemInfo:

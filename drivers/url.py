@@ -154,16 +154,3 @@ def _query(text: str, raw: str) -> dict[str, str]:
             raise DriversError(f"bad option {unquote(key)!r} in engine URL {redact(raw)!r}")
         options[unquote(key)] = unquote(value.replace("+", " "))
     return options
-
-
-def option_flag(url: EngineURL, key: str, default: bool) -> bool:
-    """A yes/no option of the kit itself (``?keys=false``); anything else is an error."""
-    value = url.query.get(key)
-    if value is None:
-        return default
-    lowered = value.lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("0", "false", "no", "off"):
-        return False
-    raise DriversError(f"engine option {key}={value!r} must be true or false")

@@ -14,14 +14,19 @@ from dbbench.queries.rng import Stream
 
 @dataclass(frozen=True)
 class Dist:
-    """A list with its raw weights; the pick uses their cumulative sums as qgen does."""
+    """A list with its raw weights; the pick uses their cumulative sums as qgen does.
 
-    entries: tuple[str, ...]
+    The fields are named as in ``dbgen.dists.Dist`` (``name`` is the dists.dss list name);
+    ``tests/queries/test_queries_dists.py`` checks that every list here equals dbgen's.
+    """
+
+    name: str
+    values: tuple[str, ...]
     weights: tuple[int, ...]
 
     @classmethod
-    def uniform(cls, entries: tuple[str, ...], weight: int = 1) -> Dist:
-        return cls(entries, (weight,) * len(entries))
+    def uniform(cls, name: str, values: tuple[str, ...], weight: int = 1) -> Dist:
+        return cls(name, values, (weight,) * len(values))
 
     def pick(self, stream: Stream) -> int:
         """``pick_str``: j = U(1, total); the first entry whose cumulative weight is >= j."""
@@ -34,10 +39,11 @@ class Dist:
         raise AssertionError("unreachable: j never exceeds the total weight")
 
 
-REGIONS = Dist.uniform(("AFRICA", "AMERICA", "ASIA", "EUROPE", "MIDDLE EAST"))
+REGIONS = Dist.uniform("regions", ("AFRICA", "AMERICA", "ASIA", "EUROPE", "MIDDLE EAST"))
 
 #: nations2: the 25 nation names in key order, weight 1 each (qgen's copy of ``nations``).
 NATIONS2 = Dist.uniform(
+    "nations2",
     (
         "ALGERIA", "ARGENTINA", "BRAZIL", "CANADA", "EGYPT", "ETHIOPIA", "FRANCE", "GERMANY",
         "INDIA", "INDONESIA", "IRAN", "IRAQ", "JAPAN", "JORDAN", "KENYA", "MOROCCO",
@@ -52,6 +58,7 @@ NATION_REGION: tuple[int, ...] = (
 )  # fmt: skip
 
 P_TYPES = Dist.uniform(
+    "p_types",
     tuple(
         " ".join(words)
         for words in product(
@@ -59,25 +66,27 @@ P_TYPES = Dist.uniform(
             ("ANODIZED", "BURNISHED", "PLATED", "POLISHED", "BRUSHED"),
             ("TIN", "NICKEL", "BRASS", "STEEL", "COPPER"),
         )
-    )
+    ),
 )
 
 P_CNTR = Dist.uniform(
+    "p_cntr",
     tuple(
         " ".join(words)
         for words in product(
             ("SM", "LG", "MED", "JUMBO", "WRAP"),
             ("CASE", "BOX", "BAG", "JAR", "PACK", "PKG", "CAN", "DRUM"),
         )
-    )
+    ),
 )
 
-MSEGMNT = Dist.uniform(("AUTOMOBILE", "BUILDING", "FURNITURE", "HOUSEHOLD", "MACHINERY"))
+MSEGMNT = Dist.uniform("msegmnt", ("AUTOMOBILE", "BUILDING", "FURNITURE", "HOUSEHOLD", "MACHINERY"))
 
-SMODE = Dist.uniform(("REG AIR", "AIR", "RAIL", "TRUCK", "MAIL", "FOB", "SHIP"))
+SMODE = Dist.uniform("smode", ("REG AIR", "AIR", "RAIL", "TRUCK", "MAIL", "FOB", "SHIP"))
 
 #: The 92 P_NAME words, in dists.dss order.
 COLORS = Dist.uniform(
+    "colors",
     (
         "almond", "antique", "aquamarine", "azure", "beige", "bisque", "black", "blanched", "blue",
         "blush", "brown", "burlywood", "burnished", "chartreuse", "chiffon", "chocolate", "coral",
@@ -93,8 +102,8 @@ COLORS = Dist.uniform(
     )
 )  # fmt: skip
 
-Q13A = Dist.uniform(("special", "pending", "unusual", "express"), weight=20)
-Q13B = Dist.uniform(("packages", "requests", "accounts", "deposits"), weight=40)
+Q13A = Dist.uniform("Q13a", ("special", "pending", "unusual", "express"), weight=20)
+Q13B = Dist.uniform("Q13b", ("packages", "requests", "accounts", "deposits"), weight=40)
 
 
 def permute(values: list[int], stream: Stream) -> None:

@@ -64,10 +64,10 @@ _Q3_FIRST_DAY = date(1995, 3, 1)  # qgen: asc_date[1155], counted from 1992-01-0
 def check_sf(sf: object) -> float:
     """A scale factor is a finite positive number (qgen divides Q11's fraction by it)."""
     if isinstance(sf, bool) or not isinstance(sf, int | float):
-        raise QueriesError(f"scale factor must be a positive number, not {sf!r}")
+        raise QueriesError(f"scale factor must be a positive finite number, got {sf!r}")
     value = float(sf)
     if not math.isfinite(value) or value <= 0:
-        raise QueriesError(f"scale factor must be a positive number, not {sf!r}")
+        raise QueriesError(f"scale factor must be a positive finite number, got {sf!r}")
     return value
 
 
@@ -132,12 +132,12 @@ def _distinct_pair(dist_pick: Callable[[], int], names: tuple[str, ...]) -> list
 
 def _q2(s: Stream) -> list[str]:
     size = s.unif_int(1, 50)
-    ptype = P_TYPES.entries[P_TYPES.pick(s)].rsplit(" ", 1)[1]
-    return [str(size), ptype, REGIONS.entries[REGIONS.pick(s)]]
+    ptype = P_TYPES.values[P_TYPES.pick(s)].rsplit(" ", 1)[1]
+    return [str(size), ptype, REGIONS.values[REGIONS.pick(s)]]
 
 
 def _q3(s: Stream) -> list[str]:
-    segment = MSEGMNT.entries[MSEGMNT.pick(s)]
+    segment = MSEGMNT.values[MSEGMNT.pick(s)]
     return [segment, (_Q3_FIRST_DAY + timedelta(days=s.unif_int(0, 30))).isoformat()]
 
 
@@ -149,18 +149,18 @@ def _q6(s: Stream) -> list[str]:
 
 def _q8(s: Stream) -> list[str]:
     nation = NATIONS2.pick(s)
-    region = REGIONS.entries[NATION_REGION[nation]]
-    return [NATIONS2.entries[nation], region, P_TYPES.entries[P_TYPES.pick(s)]]
+    region = REGIONS.values[NATION_REGION[nation]]
+    return [NATIONS2.values[nation], region, P_TYPES.values[P_TYPES.pick(s)]]
 
 
 def _q12(s: Stream) -> list[str]:
-    modes = _distinct_pair(lambda: SMODE.pick(s), SMODE.entries)
+    modes = _distinct_pair(lambda: SMODE.pick(s), SMODE.values)
     return [*modes, _year(s)]
 
 
 def _q16(s: Stream) -> list[str]:
     brand = _brand(s)
-    ptype = P_TYPES.entries[P_TYPES.pick(s)].rsplit(" ", 1)[0]
+    ptype = P_TYPES.values[P_TYPES.pick(s)].rsplit(" ", 1)[0]
     sizes = list(range(1, 51))
     permute(sizes, s)
     return [brand, ptype, *(str(v) for v in sizes[:8])]
@@ -168,7 +168,7 @@ def _q16(s: Stream) -> list[str]:
 
 def _q17(s: Stream) -> list[str]:
     brand = _brand(s)
-    return [brand, P_CNTR.entries[P_CNTR.pick(s)]]
+    return [brand, P_CNTR.values[P_CNTR.pick(s)]]
 
 
 def _q19(s: Stream) -> list[str]:
@@ -178,9 +178,9 @@ def _q19(s: Stream) -> list[str]:
 
 
 def _q20(s: Stream) -> list[str]:
-    color = COLORS.entries[COLORS.pick(s)]
+    color = COLORS.values[COLORS.pick(s)]
     year = _year(s)
-    return [color, year, NATIONS2.entries[NATIONS2.pick(s)]]
+    return [color, year, NATIONS2.values[NATIONS2.pick(s)]]
 
 
 def _q22(s: Stream) -> list[str]:
@@ -195,15 +195,15 @@ _DRAW: dict[int, Callable[[Stream], list[str]]] = {
     2: _q2,
     3: _q3,
     4: lambda s: [_ymd(s.unif_int(0, 57))],
-    5: lambda s: [REGIONS.entries[REGIONS.pick(s)], _year(s)],
+    5: lambda s: [REGIONS.values[REGIONS.pick(s)], _year(s)],
     6: _q6,
-    7: lambda s: _distinct_pair(lambda: NATIONS2.pick(s), NATIONS2.entries),
+    7: lambda s: _distinct_pair(lambda: NATIONS2.pick(s), NATIONS2.values),
     8: _q8,
-    9: lambda s: [COLORS.entries[COLORS.pick(s)]],
+    9: lambda s: [COLORS.values[COLORS.pick(s)]],
     10: lambda s: [_ymd(s.unif_int(1, 24))],
-    11: lambda s: [NATIONS2.entries[NATIONS2.pick(s)]],
+    11: lambda s: [NATIONS2.values[NATIONS2.pick(s)]],
     12: _q12,
-    13: lambda s: [Q13A.entries[Q13A.pick(s)], Q13B.entries[Q13B.pick(s)]],
+    13: lambda s: [Q13A.values[Q13A.pick(s)], Q13B.values[Q13B.pick(s)]],
     14: lambda s: [_ymd(s.unif_int(0, 59))],
     15: lambda s: [_ymd(s.unif_int(0, 57))],
     16: _q16,
@@ -211,7 +211,7 @@ _DRAW: dict[int, Callable[[Stream], list[str]]] = {
     18: lambda s: [str(s.unif_int(312, 315))],
     19: _q19,
     20: _q20,
-    21: lambda s: [NATIONS2.entries[NATIONS2.pick(s)]],
+    21: lambda s: [NATIONS2.values[NATIONS2.pick(s)]],
     22: _q22,
 }
 

@@ -11,7 +11,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from dbbench.reports import metrics
-from dbbench.reports.model import Interval, RunResult
+from dbbench.reports.model import Interval, Reason, RunResult
+from dbbench.reports.reasons import message, reason
 
 QUERY_COLUMNS: tuple[str, ...] = tuple(f"Q{n}" for n in range(1, 23))
 COLUMNS: tuple[str, ...] = (*QUERY_COLUMNS, "RF1", "RF2")
@@ -73,7 +74,7 @@ class RunSummary:
     throughput_start: float | None = None
     throughput_end: float | None = None
     problems: list[str] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)
+    missing: list[Reason] = field(default_factory=list)  # intervals (or streams) not recorded
     rows: list[StreamRow] = field(default_factory=list)
     stats: dict[str, Stat] = field(default_factory=dict)
     power_times: dict[str, float] = field(default_factory=dict)  # unadjusted, reported
@@ -85,12 +86,6 @@ class RunSummary:
     @property
     def computed(self) -> bool:
         return self.qphh is not None
-
-
-def _failure(run: RunResult, iv: Interval) -> str:
-    what = f"Q{iv.query}" if iv.kind == "query" else iv.kind.upper()
-    detail = f": {iv.error}" if iv.error else ""
-    return f"run {run.number}: {what} of the {phase_label(iv)} failed ({iv.status}){detail}"
 
 
 def _group(intervals: list[Interval]) -> dict[tuple[str, int], list[Interval]]:
@@ -118,18 +113,19 @@ def _row(stream: int, seed: int | None, ivs: list[Interval]) -> StreamRow:
     )
 
 
-def _missing(row: StreamRow, columns: tuple[str, ...], where: str, run: int) -> list[str]:
+def _missing(row: StreamRow, columns: tuple[str, ...], where: str, run: int) -> list[Reason]:
     lost = [c for c in columns if c not in row.cells]
     if not lost:
         return []
-    return [f"run {run}: {where} has no interval for {', '.join(lost)}"]
+    return [reason("interval-missing", run=run, where=where, what=", ".join(lost))]
 
 
 def _power(summary: RunSummary, row: StreamRow, sf: float) -> None:
     """Power@Size from stream 0 (with RF1/RF2), or the reason it cannot be computed."""
     problems = _missing(row, COLUMNS, "the power test", summary.number)
     failed = [c for c in COLUMNS if c in row.cells and row.cells[c] is None]
-    summary.problems += problems
+    summary.problems += [message(p) for p in problems]
+    summary.missing += problems
     summary.power_times = {c: v for c, v in row.cells.items() if v is not None}
     if problems or failed:
         if failed:
@@ -145,16 +141,17 @@ def _power(summary: RunSummary, row: StreamRow, sf: float) -> None:
 def _throughput(summary: RunSummary, run: RunResult, rows: list[StreamRow], sf: float) -> None:
     """Throughput@Size over the measurement interval Ts, or the reason it cannot be."""
     number = summary.number
-    problems: list[str] = []
+    problems: list[Reason] = []
     for row in rows:
         problems += _missing(row, QUERY_COLUMNS, f"throughput stream {row.stream}", number)
         problems += _missing(row, ("RF1", "RF2"), f"refresh pair {row.stream}", number)
     present = {r.stream for r in rows}
     for s in range(1, run.streams + 1):
         if s not in present:
-            problems.append(f"run {number}: throughput stream {s} has no intervals")
+            problems.append(reason("stream-missing", run=number, stream=s))
     failed = [(r.stream, c) for r in rows for c, v in r.cells.items() if v is None]
-    summary.problems += problems
+    summary.problems += [message(p) for p in problems]
+    summary.missing += problems
     tput = [iv for iv in run.intervals if iv.phase == "throughput"]
     start = run.throughput_start or (min(iv.start for iv in tput) if tput else None)
     end = run.throughput_end or (max(iv.end for iv in tput) if tput else None)
@@ -189,7 +186,6 @@ def _stats(rows: list[StreamRow]) -> dict[str, Stat]:
 def summarise_run(run: RunResult, scale_factor: float) -> RunSummary:
     """Metrics and tables of one run; problems list every reason a metric is missing."""
     summary = RunSummary(number=run.number, streams=run.streams)
-    summary.failures = [_failure(run, iv) for iv in run.intervals if iv.status != "ok"]
     grouped = _group(run.intervals)
     seed = run.seeds.get
     power_row = _row(0, seed("0"), grouped.get(("power", 0), []))

@@ -1,4 +1,9 @@
-"""Is a run TPC-H-derived compliant? Every reason it is not, in plain words.
+"""Is a run TPC-H-derived compliant? The one judge, and every reason it is not, in plain words.
+
+The drivers record facts (scale factor, streams, runs, the load, every interval, the update
+sets, the problems of the run); this module alone decides. Each reason has a stable code,
+stored in the result file, and its English text is derived from the code by
+:data:`reports.reasons.MESSAGES` (one table), so no reason is ever recognised by its wording.
 
 A non-compliant run keeps its numbers (they are shown "for information"), but the verdict and
 its reasons travel with them into every report and every comparison.
@@ -6,41 +11,33 @@ its reasons travel with them into every report and every comparison.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
-from dbbench.reports import metrics
-from dbbench.reports.analysis import RunSummary
-from dbbench.reports.model import BenchmarkResult, Compliance
+from dbbench.reports import model
+from dbbench.reports.analysis import RunSummary, phase_label, summarise_run
+from dbbench.reports.model import BenchmarkResult, Compliance, Reason
+from dbbench.reports.reasons import MESSAGES as MESSAGES
+from dbbench.reports.reasons import message as message
+from dbbench.reports.reasons import messages as messages
+from dbbench.reports.reasons import reason
 
 MAX_LISTED_FAILURES = 10
 
-# A recorded (driver) reason on a topic this module also checks is replaced by ours, so the
-# same problem is not listed twice in different words.
-_TOPICS: dict[str, re.Pattern[str]] = {
-    "scale factor": re.compile(r"^scale factor\b", re.IGNORECASE),
-    "streams": re.compile(r"\bthroughput streams\b", re.IGNORECASE),
-    "runs": re.compile(r"performance (test needs \d+ runs|run\(s\))", re.IGNORECASE),
-    "update sets": re.compile(r"\bupdate set", re.IGNORECASE),
-}
+#: Commands that run part of the sequence on a database loaded by an earlier command.
+_PART_COMMANDS = ("power", "throughput")
 
 
-def _topic(reason: str) -> str | None:
-    return next((name for name, rx in _TOPICS.items() if rx.search(reason)), None)
-
-
-def _scale_and_streams(result: BenchmarkResult) -> list[str]:
+def _scale_and_streams(result: BenchmarkResult) -> list[Reason]:
     sf, streams = result.scale_factor, result.streams
-    if not metrics.is_official_scale_factor(sf):
-        official = ", ".join(str(s) for s in metrics.OFFICIAL_SCALE_FACTORS)
-        return [f"scale factor {sf:g} is not an official TPC-H size ({official})"]
-    needed = metrics.min_streams(sf)
+    if not model.is_official_scale_factor(sf):
+        return [reason("sf-not-official", sf=sf)]
+    needed = model.min_streams(sf)
     if needed is not None and streams < needed:
-        return [f"{streams} throughput streams; SF {sf:g} needs at least {needed}"]
+        return [reason("streams-below-minimum", streams=streams, sf=sf, minimum=needed)]
     return []
 
 
-def _update_sets(result: BenchmarkResult) -> list[str]:
+def _update_sets(result: BenchmarkResult) -> list[Reason]:
     """Each refresh pair must consume a fresh update set [SPEC 5.3.7.8, kit bookkeeping]."""
     uses: Counter[int] = Counter()
     for run in result.runs:
@@ -49,46 +46,62 @@ def _update_sets(result: BenchmarkResult) -> list[str]:
     reused = sorted(s for s, n in uses.items() if n > 1)
     if not reused:
         return []
-    listed = ", ".join(str(s) for s in reused)
-    return [f"update set(s) {listed} used by more than one refresh pair"]
+    return [reason("update-set-reused", sets=", ".join(str(s) for s in reused))]
 
 
-def _failures(runs: list[RunSummary]) -> list[str]:
-    failures = [f for r in runs for f in r.failures]
+def _failures(result: BenchmarkResult, runs: list[RunSummary]) -> list[Reason]:
+    failures = [
+        reason(
+            "interval-failed",
+            run=run.number,
+            what=f"Q{iv.query}" if iv.kind == "query" else iv.kind.upper(),
+            where=phase_label(iv),
+            status=iv.status,
+            error=iv.error,
+        )
+        for run in result.runs
+        for iv in run.intervals
+        if iv.status != "ok"
+    ]
     reasons = failures[:MAX_LISTED_FAILURES]
     if len(failures) > MAX_LISTED_FAILURES:
-        reasons.append(f"... and {len(failures) - MAX_LISTED_FAILURES} more failed intervals")
-    missing = [p for r in runs for p in r.problems if "has no interval" in p]
-    return reasons + missing
+        reasons.append(reason("more-failures", count=len(failures) - MAX_LISTED_FAILURES))
+    return reasons + [m for r in runs for m in r.missing]
 
 
-def _runs_and_load(result: BenchmarkResult) -> list[str]:
+def _runs_and_load(result: BenchmarkResult) -> list[Reason]:
     reasons = []
-    if len(result.runs) < 2:
-        reasons.append(f"the performance test needs 2 runs, the result has {len(result.runs)}")
+    if len(result.runs) != 2:
+        reasons.append(reason("runs-not-two", runs=len(result.runs)))
     if result.load is None:
-        reasons.append("no load test was recorded")
+        reasons.append(reason("load-missing"))
     elif result.load.reused:
-        reasons.append("the load test was not measured: an already loaded database was reused")
+        part = result.config.get("command") in _PART_COMMANDS
+        reasons.append(reason("load-not-in-invocation" if part else "load-reused"))
     if result.status != "complete":
-        reasons.append(f"the benchmark is {result.status}, not complete")
-    failed = sorted(v.query for v in result.validation if not v.passed)
-    if failed:
-        reasons.append("query validation failed for " + ", ".join(f"Q{q}" for q in failed))
+        reasons.append(reason("status-not-complete", status=result.status))
     return reasons
 
 
+def _problems(result: BenchmarkResult) -> list[Reason]:
+    """Problems the driver recorded (a failed query, a lost server, an early stop)."""
+    if not result.errors:
+        return []
+    return [reason("problems-recorded", count=len(result.errors), first=result.errors[0])]
+
+
 def evaluate(result: BenchmarkResult, runs: list[RunSummary]) -> Compliance:
-    """The verdict from the rules this kit can check, plus any reason the driver recorded."""
+    """The verdict from the facts in ``result`` (``runs`` are its summaries)."""
     reasons = [
         *_scale_and_streams(result),
         *_runs_and_load(result),
-        *_failures(runs),
+        *_failures(result, runs),
         *_update_sets(result),
+        *_problems(result),
     ]
-    covered = {_topic(r) for r in reasons} - {None}
-    recorded = [
-        r for r in result.compliance.reasons if r != "not evaluated" and _topic(r) not in covered
-    ]
-    unique = list(dict.fromkeys([*reasons, *recorded]))
-    return Compliance(compliant=not unique, reasons=unique)
+    return Compliance(compliant=not reasons, reasons=reasons)
+
+
+def judge(result: BenchmarkResult) -> Compliance:
+    """The verdict of a result on its own (what ``dbbench run`` stores in the result file)."""
+    return evaluate(result, [summarise_run(run, result.scale_factor) for run in result.runs])

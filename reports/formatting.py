@@ -77,7 +77,24 @@ def ratio(value: float | None) -> str:
     return NA if value is None else f"{value:.2f}x"
 
 
+def ms(seconds: float | None) -> str:
+    """A measured interval in milliseconds (full resolution, not the spec's rounding)."""
+    return NA if seconds is None else f"{seconds * 1000:,.1f}"
+
+
+def pct(value: float | None) -> str:
+    return NA if value is None else f"{value:.2f} %"
+
+
+def pct100(value: float | None) -> str:
+    """A fraction (0.87) as a whole percentage (87 %)."""
+    return NA if value is None else f"{value * 100:.0f} %"
+
+
 FILTERS = {
+    "pct100": pct100,
+    "ms": ms,
+    "pct": pct,
     "opt": opt,
     "ratio": ratio,
     "num1": num1,

@@ -6,9 +6,7 @@ import json
 from pathlib import Path
 
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.model import SCHEMA_NAME, BenchmarkResult
-
-RESULT_FILE = "result.json"
+from dbbench.reports.model import RESULT_FILE, SCHEMA_NAME, BenchmarkResult
 
 
 def find_result_file(path: Path) -> Path:

@@ -26,11 +26,12 @@ from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 
 from dbbench.reports.errors import ReportsError
 
-#: Valid scale factors [SPEC 4.1.3]: anything else is not a compliant TPC-H database size.
-OFFICIAL_SCALE_FACTORS: tuple[int, ...] = (1, 10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000)
-
-#: Minimum number of throughput streams per scale factor [SPEC 5.3.4, Table 11].
-MIN_STREAMS: dict[int, int] = dict(zip(OFFICIAL_SCALE_FACTORS, range(2, 12), strict=True))
+# The spec's table of scale factors and minimum streams is stated once, in the result
+# contract (the drivers need it too); re-exported here with the other rules.
+from dbbench.reports.model import MIN_STREAMS as MIN_STREAMS
+from dbbench.reports.model import OFFICIAL_SCALE_FACTORS as OFFICIAL_SCALE_FACTORS
+from dbbench.reports.model import is_official_scale_factor as is_official_scale_factor
+from dbbench.reports.model import min_streams as min_streams
 
 QUERIES = 22
 GIB = 2**30
@@ -163,17 +164,6 @@ def hms(seconds: float) -> str:
 def whole_seconds(seconds: float) -> int:
     """Ts as reported: to the nearest second, halves up [SPEC 8.4.4.2]."""
     return int(round_half_up(seconds, 0))
-
-
-def is_official_scale_factor(scale_factor: float) -> bool:
-    return scale_factor in OFFICIAL_SCALE_FACTORS
-
-
-def min_streams(scale_factor: float) -> int | None:
-    """The minimum S for an official SF, or None for an SF the spec does not define."""
-    if not is_official_scale_factor(scale_factor):
-        return None
-    return MIN_STREAMS[int(scale_factor)]
 
 
 def arithmetic_mean(values: Sequence[float]) -> float:

@@ -3,7 +3,11 @@
 This module is the contract between the drivers (which write results) and the reports (which
 read them). It depends on nothing but the standard library, so a report can be rebuilt on a
 machine with no engine installed. Format history lives in ``docs/result-format.md``; bump
-:data:`SCHEMA_VERSION` for any change that an older reader would misread.
+:data:`SCHEMA_VERSION` for any change that an older reader would misread, and teach
+:func:`upgrade` to read the older version.
+
+It also states, once, the few facts both sides need: the run directory's file names, the
+spec's official scale factors and minimum stream counts, and the kit's version.
 """
 
 from __future__ import annotations
@@ -12,11 +16,60 @@ import json
 import os
 import tempfile
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args, get_origin, get_type_hints
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SCHEMA_NAME = "dbbench-result"
+
+#: The files of a run directory (``dbbench run --out DIR``).
+RESULT_FILE = "result.json"
+JOURNAL_FILE = "journal.jsonl"
+REPORT_MD_FILE = "report.md"
+REPORT_HTML_FILE = "report.html"
+SUMMARY_FILE = "summary.txt"
+DUCKDB_FILE = "tpch.duckdb"  # ``--engine duckdb``: the database file inside the run directory
+
+#: Valid scale factors [SPEC 4.1.3]: anything else is not a compliant TPC-H database size.
+OFFICIAL_SCALE_FACTORS: tuple[int, ...] = (1, 10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000)
+
+#: Minimum number of throughput streams per official scale factor [SPEC 5.3.4, Table 11].
+MIN_STREAMS: dict[int, int] = dict(zip(OFFICIAL_SCALE_FACTORS, range(2, 12), strict=True))
+
+#: The kit's version when it runs from a source tree that is not installed.
+UNKNOWN_VERSION = "0.0.0+unknown"
+
+
+def kit_version() -> str:
+    """The installed dbbench version (the one every result and loaded database records)."""
+    try:
+        return version("dbbench")
+    except PackageNotFoundError:
+        return UNKNOWN_VERSION
+
+
+def is_official_scale_factor(scale_factor: float) -> bool:
+    return scale_factor in OFFICIAL_SCALE_FACTORS
+
+
+def min_streams(scale_factor: float) -> int | None:
+    """The spec's minimum S for an official SF; None for an SF the spec does not define."""
+    if not is_official_scale_factor(scale_factor):
+        return None
+    return MIN_STREAMS[int(scale_factor)]
+
+
+def default_streams(scale_factor: float) -> int:
+    """The S a run uses unless told otherwise: the spec's minimum for an official SF; between
+    official SFs the lower neighbour's; below SF 1 (where the spec has no rule) SF 1's 2, so
+    small runs keep the shape of real ones."""
+    best = MIN_STREAMS[OFFICIAL_SCALE_FACTORS[0]]
+    for official, streams in MIN_STREAMS.items():
+        if scale_factor >= official:
+            best = streams
+    return best
+
 
 IntervalKind = Literal["query", "rf1", "rf2"]
 Phase = Literal["power", "throughput"]
@@ -101,14 +154,17 @@ class EngineInfo:
 
 
 @dataclass
-class QueryValidation:
-    """Answer check of one query (issue: queries)."""
+class Reason:
+    """One reason a run is not compliant: a stable code and the facts its message names.
 
-    query: int
-    passed: bool
-    rows_expected: int | None = None
-    rows_got: int | None = None
-    first_mismatch: str | None = None
+    The English text is derived from the code by ``reports.compliance.message``.
+    """
+
+    code: str
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+NOT_EVALUATED = "not-evaluated"
 
 
 @dataclass
@@ -116,7 +172,47 @@ class Compliance:
     """Whether the run may be called TPC-H-derived compliant, and every reason it is not."""
 
     compliant: bool
-    reasons: list[str] = field(default_factory=list)
+    reasons: list[Reason] = field(default_factory=list)
+
+    @property
+    def codes(self) -> list[str]:
+        return [r.code for r in self.reasons]
+
+
+def not_evaluated() -> Compliance:
+    return Compliance(False, [Reason(NOT_EVALUATED)])
+
+
+@dataclass
+class Telemetry:
+    """Resource samples taken while the benchmark ran (columns: one value per sample).
+
+    ``scope`` is ``host`` when the engine runs on this machine (the samples cover it) and
+    ``client`` when it runs elsewhere (they cover only dbbench's side). Rates are per second
+    over the interval that ends at ``t[i]``; CPU figures are percentages of all cores.
+    """
+
+    version: int = 1
+    source: str = "psutil"
+    interval: float = 1.0  # seconds between samples
+    scope: Literal["host", "client"] = "host"
+    cores: int | None = None
+    note: str = ""  # why telemetry is missing or partial
+    overhead_seconds: float = 0.0  # CPU time the sampler itself used
+    t_start: float = 0.0  # epoch seconds of the first reading: sample 0 covers t_start..t[0]
+    t: list[float] = field(default_factory=list)  # epoch seconds
+    cpu_user: list[float] = field(default_factory=list)
+    cpu_system: list[float] = field(default_factory=list)
+    cpu_iowait: list[float] = field(default_factory=list)
+    cpu_per_core: list[list[float]] = field(default_factory=list)  # busy % of each core
+    mem_used: list[int] = field(default_factory=list)  # bytes
+    disk_read_bps: list[float] = field(default_factory=list)  # bytes/s
+    disk_write_bps: list[float] = field(default_factory=list)
+    disk_read_iops: list[float] = field(default_factory=list)
+    disk_write_iops: list[float] = field(default_factory=list)
+    net_sent_bps: list[float] = field(default_factory=list)
+    net_recv_bps: list[float] = field(default_factory=list)
+    engine: dict[str, list[float]] = field(default_factory=dict)  # the engine's own counters
 
 
 @dataclass
@@ -135,10 +231,10 @@ class BenchmarkResult:
     status: Literal["complete", "partial", "failed"] = "partial"
     load: LoadResult | None = None
     runs: list[RunResult] = field(default_factory=list)
-    validation: list[QueryValidation] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    compliance: Compliance = field(default_factory=lambda: Compliance(False, ["not evaluated"]))
+    compliance: Compliance = field(default_factory=not_evaluated)
     config: dict[str, Any] = field(default_factory=dict)
+    telemetry: Telemetry | None = None  # resource samples (issue 14); None: not sampled
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=False)
@@ -168,11 +264,34 @@ class BenchmarkResult:
                 f"result schema version {version!r} is newer than this dbbench reads "
                 f"({SCHEMA_VERSION}); upgrade dbbench"
             )
-        return _build(cls, data)
+        return _build(cls, upgrade(data))
 
     @classmethod
     def read(cls, path: Path) -> BenchmarkResult:
         return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def upgrade(data: dict[str, Any]) -> dict[str, Any]:
+    """A parsed result of any older schema version, as the current version (a new dict).
+
+    Version 1 -> 2: ``compliance.reasons`` were English sentences; they become reasons with
+    the code ``v1-text`` (the sentence kept as the fact ``text``; "not evaluated" becomes
+    ``not-evaluated``). ``validation`` was never written by any dbbench and is dropped.
+    """
+    data = dict(data)
+    if data.get("schema_version") == 1:
+        if isinstance(data.get("compliance"), dict):
+            compliance = dict(data["compliance"])
+            compliance["reasons"] = [
+                {"code": NOT_EVALUATED}
+                if text == "not evaluated"
+                else {"code": "v1-text", "facts": {"text": text}}
+                for text in compliance.get("reasons", [])
+            ]
+            data["compliance"] = compliance
+        data.pop("validation", None)
+        data["schema_version"] = 2
+    return data
 
 
 def _default_file_mode() -> int:
@@ -214,3 +333,133 @@ def _convert(tp: Any, value: Any) -> Any:
     if is_dataclass(tp):
         return _build(tp, value)  # type: ignore[arg-type]
     return value
+
+
+# -- o2c: the SD-like order-to-cash dialog workload (a result family of its own) ---------------
+O2C_SCHEMA_NAME = "dbbench-o2c-result"
+O2C_SCHEMA_VERSION = 1
+
+
+@dataclass
+class O2CSteps:
+    """Raw measurements of every dialog step, one list per field (columnar, compact JSON).
+
+    ``step`` 0 is the log-on (not a dialog step of the loop), 1..15 the loop's steps.
+    ``due`` is when the step became due (the think time expired), in seconds since the
+    probe started; the dialog response time is ``wait + db`` (waiting for a work process,
+    then the database call), measured from ``due`` so that a lagging driver cannot hide it.
+    """
+
+    step: list[int] = field(default_factory=list)
+    user: list[int] = field(default_factory=list)
+    due: list[float] = field(default_factory=list)
+    wait: list[float] = field(default_factory=list)
+    db: list[float] = field(default_factory=list)
+    ok: list[int] = field(default_factory=list)  # 1 done, 0 failed
+
+
+@dataclass
+class O2CProbe:
+    """One run at a fixed number of users: ramp-up, the measured steady window, ramp-down."""
+
+    users: int
+    think: float
+    think_dist: str
+    work_processes: int
+    rampup: float
+    start: float  # Unix epoch seconds
+    window_start: float  # seconds since start: the steady-state window alone is measured
+    window_end: float
+    end: float
+    status: Literal["complete", "partial", "failed"] = "partial"
+    logged_on: int = 0
+    steps: O2CSteps = field(default_factory=O2CSteps)
+    errors: list[str] = field(default_factory=list)
+    driver_cpu_seconds: float | None = None  # the driver process's CPU during the window
+    host_cpu_busy: float | None = None  # busy fraction of all host CPUs during the window
+    host_cpus: int | None = None
+    #: a CSV file next to the result holding the steps, when the driver died before it
+    #: wrote them here (columns: :data:`O2C_JOURNAL_COLUMNS`, no header); read on load
+    steps_journal: str | None = None
+
+
+@dataclass
+class O2CResult:
+    """An o2c ``run`` (one probe) or ``search`` (every probe it made)."""
+
+    kind: Literal["run", "search"]
+    engine: EngineInfo
+    system: SystemInfo
+    kit_version: str
+    scale_factor: float
+    seed: int
+    rt_limit: float
+    schema: str = O2C_SCHEMA_NAME
+    schema_version: int = O2C_SCHEMA_VERSION
+    created: float = 0.0
+    probes: list[O2CProbe] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    def write(self, path: Path) -> None:
+        """Atomically, like :meth:`BenchmarkResult.write`."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(self.to_json())
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, _default_file_mode())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> O2CResult:
+        if data.get("schema") != O2C_SCHEMA_NAME:
+            raise ValueError(f"not a dbbench o2c result (schema {data.get('schema')!r})")
+        version = data.get("schema_version")
+        if not isinstance(version, int) or version > O2C_SCHEMA_VERSION:
+            raise ValueError(
+                f"o2c result schema version {version!r} is newer than this dbbench reads "
+                f"({O2C_SCHEMA_VERSION}); upgrade dbbench"
+            )
+        return _build(cls, data)
+
+    @classmethod
+    def read(cls, path: Path) -> O2CResult:
+        result = cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        for probe in result.probes:
+            if probe.steps_journal and not probe.steps.step:
+                journal = path.parent / Path(probe.steps_journal).name
+                if journal.is_file():
+                    probe.steps = _read_journal(journal)
+        return result
+
+
+O2C_JOURNAL_COLUMNS = ("step", "user", "due", "wait", "db", "ok")
+
+
+def _read_journal(path: Path) -> O2CSteps:
+    steps = O2CSteps()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        parts = line.split(",")
+        if len(parts) != len(O2C_JOURNAL_COLUMNS):
+            continue  # a line cut by the kill
+        try:
+            step, user, due, wait, db, ok = parts
+            row = (int(step), int(user), float(due), float(wait), float(db), int(ok))
+        except ValueError:
+            continue
+        steps.step.append(row[0])
+        steps.user.append(row[1])
+        steps.due.append(row[2])
+        steps.wait.append(row[3])
+        steps.db.append(row[4])
+        steps.ok.append(row[5])
+    return steps

@@ -1,7 +1,8 @@
-"""Renderers: terminal summary (rich), Markdown, self-contained HTML and JSON.
+"""Renderers of one result: terminal summary (rich), Markdown, self-contained HTML and JSON.
 
 Templates ship inside the package (``reports/templates``) and are rendered with jinja2; the
 HTML report inlines its CSS and its SVG chart so it opens offline and requests nothing.
+Which format names exist, and which renderer each one means: ``reports.formats``.
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ import io
 import json
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-import jinja2
 from rich.console import Console
 from rich.table import Table
 
@@ -22,28 +22,18 @@ from dbbench.reports import formatting as fmt
 from dbbench.reports.analysis import COLUMNS, RunSummary
 from dbbench.reports.chart import render_svg
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
-from dbbench.reports.errors import ReportsError
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.model import (
+    REPORT_HTML_FILE,
+    REPORT_MD_FILE,
+    SUMMARY_FILE,
+    BenchmarkResult,
+)
+from dbbench.reports.render_studies import study_sections, text_lines
 from dbbench.reports.summary import Report, build_report
+from dbbench.reports.templating import environment
 
-Format = Literal["text", "md", "html", "json"]
-FORMATS: tuple[str, ...] = ("text", "md", "html", "json")
 REPORT_SCHEMA = "dbbench-report"
 REPORT_VERSION = 1
-
-
-def environment() -> jinja2.Environment:
-    """The template environment: HTML templates autoescape, Markdown ones do not."""
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader(__package__, "templates"),
-        autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",)),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    env.filters.update(fmt.FILTERS)
-    return env
 
 
 def chart_svg(run: RunSummary) -> str:
@@ -59,7 +49,13 @@ def chart_svg(run: RunSummary) -> str:
 
 
 def _context(report: Report) -> dict[str, Any]:
-    return {"r": report, "h": report.headline, "res": report.result, "columns": COLUMNS}
+    return {
+        "r": report,
+        "h": report.headline,
+        "res": report.result,
+        "columns": COLUMNS,
+        **study_sections(report.result),
+    }
 
 
 def render_markdown(report: Report) -> str:
@@ -98,7 +94,7 @@ def render_json(report: Report) -> str:
         "schema": REPORT_SCHEMA,
         "schema_version": REPORT_VERSION,
         "headline": _plain(report.headline),
-        "compliance": _plain(report.compliance),
+        "compliance": {"compliant": report.compliance.compliant, "reasons": report.reasons},
         "runs": [_plain(r) for r in report.runs],
         "cost": None
         if sheet is None
@@ -162,35 +158,18 @@ def render_text(report: Report, color: bool = False, width: int = 100) -> str:
             str(run.number), fmt.num1(run.power), fmt.num1(run.throughput), fmt.num1(run.qphh), ts
         )
     console.print(runs)
-    for reason in report.compliance.reasons:
+    for reason in report.reasons:
         console.print(f"non-compliant: {reason}", markup=False)
     for note in report.notes:
         console.print(f"note: {note}", markup=False)
+    for line in text_lines(report.result):
+        console.print(line, markup=False)
     console.print(report.disclosure, markup=False)
     return buffer.getvalue()
 
 
 def build(result: BenchmarkResult, cost_sheet: CostSheet | None = None) -> Report:
     return build_report(result, cost_sheet)
-
-
-def render(
-    result: BenchmarkResult,
-    format: str = "text",
-    cost_sheet: CostSheet | None = None,
-    color: bool = False,
-) -> str:
-    """One report of ``result`` in ``format`` (text, md, html or json)."""
-    report = build_report(result, cost_sheet)
-    if format == "text":
-        return render_text(report, color=color)
-    if format == "md":
-        return render_markdown(report)
-    if format == "html":
-        return render_html(report)
-    if format == "json":
-        return render_json(report)
-    raise ReportsError(f"unknown report format {format!r} (choose from {', '.join(FORMATS)})")
 
 
 def write_reports(
@@ -205,9 +184,9 @@ def write_reports(
     report = build_report(result, sheet)
     out_dir.mkdir(parents=True, exist_ok=True)
     outputs = {
-        "report.md": render_markdown(report),
-        "report.html": render_html(report),
-        "summary.txt": render_text(report),
+        REPORT_MD_FILE: render_markdown(report),
+        REPORT_HTML_FILE: render_html(report),
+        SUMMARY_FILE: render_text(report),
     }
     paths = []
     for name, text in outputs.items():

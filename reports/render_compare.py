@@ -1,4 +1,7 @@
-"""Renderers of the performance landscape (``dbbench compare``): text, Markdown, HTML."""
+"""Renderers of the performance landscape (``dbbench compare``): text, Markdown, HTML.
+
+Which format names exist, and which renderer each one means: ``reports.formats``.
+"""
 
 from __future__ import annotations
 
@@ -17,13 +20,10 @@ from dbbench.reports.compare import (
     row_from_report,
 )
 from dbbench.reports.costsheet import CostSheet
-from dbbench.reports.errors import ReportsError
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.model import RESULT_FILE, BenchmarkResult
 from dbbench.reports.published import PublishedResult
-from dbbench.reports.render import environment
 from dbbench.reports.summary import DISCLOSURE, build_report
-
-COMPARE_FORMATS: tuple[str, ...] = ("text", "md", "html")
+from dbbench.reports.templating import environment
 
 
 def rows_for(
@@ -39,7 +39,7 @@ def rows_for(
     return rows
 
 
-def _text(landscape: Landscape, width: int = 160) -> str:
+def render_text(landscape: Landscape, width: int = 160) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, no_color=True, highlight=False)
     table = Table(title="Performance landscape (ch/co/th = chips/cores/threads)")
@@ -69,34 +69,25 @@ def _text(landscape: Landscape, width: int = 160) -> str:
     return buffer.getvalue()
 
 
-def render_landscape(landscape: Landscape, format: str = "text") -> str:
-    """The landscape in ``format`` (text, md or html)."""
-    if format == "text":
-        return _text(landscape)
+def render_markdown(landscape: Landscape) -> str:
+    return environment().get_template("compare.md.j2").render(l=landscape, disclosure=DISCLOSURE)
+
+
+def render_html(landscape: Landscape) -> str:
     env = environment()
-    if format == "md":
-        return env.get_template("compare.md.j2").render(l=landscape, disclosure=DISCLOSURE)
-    if format == "html":
-        css = env.get_template("report.css").render()
-        return env.get_template("compare.html.j2").render(
-            l=landscape, disclosure=DISCLOSURE, css=css
-        )
-    raise ReportsError(
-        f"unknown compare format {format!r} (choose from {', '.join(COMPARE_FORMATS)})"
-    )
+    css = env.get_template("report.css").render()
+    return env.get_template("compare.html.j2").render(l=landscape, disclosure=DISCLOSURE, css=css)
 
 
-def compare(
+def landscape_for(
     inputs: list[tuple[str, BenchmarkResult | PublishedResult, CostSheet | None]],
-    format: str = "text",
     sort: str = "qphh",
     force: bool = False,
-) -> tuple[str, Landscape]:
-    """Build and render the landscape; refuses incomparable inputs unless ``force``."""
-    landscape = build_landscape(rows_for(inputs), sort=sort, force=force)
-    return render_landscape(landscape, format), landscape
+) -> Landscape:
+    """The landscape of the inputs; refuses incomparable inputs unless ``force``."""
+    return build_landscape(rows_for(inputs), sort=sort, force=force)
 
 
 def label_for(path: Path) -> str:
     """A short label for an input: the run directory's or the file's name."""
-    return path.parent.name if path.name == "result.json" else path.stem
+    return path.parent.name if path.name == RESULT_FILE else path.stem

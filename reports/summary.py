@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from dbbench.reports import metrics
 from dbbench.reports.analysis import RunSummary, summarise_run
-from dbbench.reports.compliance import evaluate
+from dbbench.reports.compliance import evaluate, messages
 from dbbench.reports.costsheet import CostSheet
 from dbbench.reports.model import BenchmarkResult, Compliance
 from dbbench.reports.redact import redact_result
@@ -57,6 +57,11 @@ class Report:
     cost_sheet: CostSheet | None = None
     notes: list[str] = field(default_factory=list)
     disclosure: str = DISCLOSURE
+
+    @property
+    def reasons(self) -> list[str]:
+        """The compliance reasons in plain words."""
+        return messages(self.compliance)
 
 
 def _reported(runs: list[RunSummary]) -> tuple[RunSummary | None, str]:

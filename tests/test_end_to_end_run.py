@@ -21,6 +21,7 @@ from dbbench.cli import main
 from dbbench.dbgen import api
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import JOURNAL_FILE, RESULT_FILE
+from dbbench.reports.compliance import messages
 from dbbench.reports.model import BenchmarkResult, RunResult
 
 SF = 0.01
@@ -92,7 +93,8 @@ def check_invocation(out_dir: Path, first_set: int) -> BenchmarkResult:
     for k, run in enumerate(result.runs):
         check_run(run, first_set + k * (S + 1))
     assert not result.compliance.compliant
-    assert result.compliance.reasons[0].startswith("scale factor 0.01 is not an official")
+    assert messages(result.compliance)[0].startswith("scale factor 0.01 is not an official")
+    assert result.compliance.codes[0] == "sf-not-official"
     events = [json.loads(line) for line in (out_dir / JOURNAL_FILE).read_text().splitlines()]
     ends = [e for e in events if e["event"] == "query_end"]
     assert len(ends) == 2 * 22 * (S + 1)  # the journal holds every measured query
@@ -119,7 +121,7 @@ def test_two_consecutive_runs_on_one_database(
         first = 1 + (invocation - 1) * SETS_PER_INVOCATION
         result = check_invocation(out_dir, first)
         assert result.load is not None and result.load.reused
-        assert any("reused" in r for r in result.compliance.reasons)
+        assert any("reused" in r for r in messages(result.compliance))
 
         engine = open_engine(engine_url)
         try:

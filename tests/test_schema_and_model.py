@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 
 from dbbench.dbgen.schema import FOREIGN_KEYS, TABLES
+from dbbench.reports.compliance import messages
 from dbbench.reports.model import (
     SCHEMA_VERSION,
     BenchmarkResult,
     EngineInfo,
     Interval,
     LoadResult,
+    Reason,
     RunResult,
     SystemInfo,
 )
@@ -84,3 +87,56 @@ def test_result_file_gets_the_ordinary_file_mode(tmp_path: Path) -> None:
         assert path.stat().st_mode & 0o777 == 0o644
     finally:
         os.umask(umask)
+
+
+def test_a_version_1_file_is_read_and_upgraded() -> None:
+    """Version 1 stored compliance reasons as sentences and an (always empty) validation."""
+    data = json.loads(_result().to_json())
+    data["schema_version"] = 1
+    data["validation"] = []
+    data["compliance"] = {
+        "compliant": False,
+        "reasons": ["not evaluated", "scale factor 0.01 is not an official one (1, 10, ...)"],
+    }
+    old = BenchmarkResult.from_dict(data)
+    assert old.schema_version == SCHEMA_VERSION
+    assert old.compliance.reasons == [
+        Reason("not-evaluated"),
+        Reason("v1-text", {"text": "scale factor 0.01 is not an official one (1, 10, ...)"}),
+    ]
+    assert messages(old.compliance)[1] == "scale factor 0.01 is not an official one (1, 10, ...)"
+    assert old.runs == _result().runs
+    assert data["schema_version"] == 1, "the caller's dict is left alone"
+
+
+def test_the_run_directory_names_and_the_stream_table_are_stated_once() -> None:
+    from dbbench.drivers import sequencer
+    from dbbench.drivers.sequencer import rundir
+    from dbbench.reports import loading, metrics, model
+
+    assert sequencer.RESULT_FILE is model.RESULT_FILE == loading.RESULT_FILE == "result.json"
+    assert rundir.MARKERS == (model.JOURNAL_FILE, model.RESULT_FILE)
+    assert metrics.MIN_STREAMS is model.MIN_STREAMS
+    # the spec's Table 11 [SPEC 5.3.4]; the spec has no rule below SF 1 or between SFs
+    assert model.MIN_STREAMS == {
+        1: 2, 10: 3, 30: 4, 100: 5, 300: 6, 1000: 7, 3000: 8, 10000: 9, 30000: 10, 100000: 11
+    }  # fmt: skip
+    assert model.min_streams(0.01) is None and model.min_streams(3) is None
+    assert [model.default_streams(sf) for sf in (0.01, 1, 3, 10, 250, 1e6)] == [2, 2, 2, 3, 5, 11]
+
+
+def test_the_format_document_describes_the_current_version_and_every_field() -> None:
+    import dataclasses
+    import re
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "result-format.md").read_text()
+    assert f"this document describes version {SCHEMA_VERSION}" in doc
+    history = re.findall(r"^\| (\d+) \| [\d.]+ \|", doc, flags=re.MULTILINE)
+    assert [int(v) for v in history] == list(range(1, SCHEMA_VERSION + 1))
+    for f in dataclasses.fields(BenchmarkResult):
+        assert f"`{f.name}`" in doc, f"{f.name} is not documented"
+    assert "`validation`" not in doc.split("## History")[0]
+    from dbbench.reports.reasons import MESSAGES
+
+    for code in MESSAGES:
+        assert f"`{code}`" in doc, f"reason code {code} is not documented"

@@ -8,7 +8,6 @@ factor that is not a number, ``--part`` without ``--parts``), picks the progress
 
 from __future__ import annotations
 
-import math
 import signal
 import sys
 from dataclasses import replace
@@ -19,6 +18,7 @@ from typing import Annotated
 
 import typer
 
+from dbbench.commands.options import ScaleFactor
 from dbbench.dbgen import api
 from dbbench.dbgen.errors import DbgenError
 from dbbench.dbgen.progress import NullProgress, ProgressSink, RichProgress
@@ -36,19 +36,6 @@ _HERE = Path(".")
 _TBL = FileFormat.tbl
 
 
-def parse_scale(text: str) -> float:
-    """The ``-s`` value as a float; "abc", "nan" and "inf" are one-line errors, not crashes."""
-    try:
-        sf = float(text)
-    except ValueError:
-        raise DbgenError(f"scale factor must be a number, got {text!r}") from None
-    if not math.isfinite(sf):
-        raise DbgenError(f"scale factor must be a finite number, got {text!r}")
-    if sf <= 0:
-        raise DbgenError(f"scale factor must be greater than 0, got {text}")
-    return sf
-
-
 def _interrupt_on_sigterm() -> None:
     """Treat SIGTERM like Ctrl-C so that temporaries are removed on ``kill`` too."""
 
@@ -59,7 +46,7 @@ def _interrupt_on_sigterm() -> None:
 
 
 def _options(
-    scale: str,
+    sf: float,
     tables: str | None,
     out: Path,
     fmt: FileFormat,
@@ -71,7 +58,6 @@ def _options(
     jobs: int,
     segment_bytes: int,
 ) -> GenOptions:
-    sf = parse_scale(scale)
     if part is not None and parts is None:
         raise DbgenError("--part needs --parts (the number of parts)")
     if updates and (tables is not None or parts is not None):
@@ -98,7 +84,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("gen")
     def gen(
-        scale: str = typer.Option("1", "-s", "--scale-factor", help="Scale factor (> 0)."),
+        scale: ScaleFactor = 1.0,
         tables: str | None = typer.Option(
             None,
             "-T",

@@ -13,10 +13,9 @@ from typing import Annotated
 
 import typer
 
-from dbbench.queries.errors import QueriesError
+from dbbench.commands.options import ScaleFactor
 from dbbench.queries.order import QUERY_NUMBERS, check_query, stream_order
 from dbbench.queries.params import (
-    check_sf,
     default_parameters,
     parameter_log,
     qgen_seed,
@@ -24,14 +23,6 @@ from dbbench.queries.params import (
     stream_parameters,
 )
 from dbbench.queries.render import DIALECTS, render
-
-
-def _parse_sf(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise QueriesError(f"scale factor must be a positive number, not {text!r}") from None
-    return check_sf(value)
 
 
 def _selection(queries: list[int], stream: int | None) -> list[int]:
@@ -54,7 +45,7 @@ def qgen(
         int | None,
         typer.Option("-p", "--stream", help="Stream: its Appendix-A order and view name."),
     ] = None,
-    scale: Annotated[str, typer.Option("-s", "--scale-factor", help="Scale factor (Q11).")] = "1",
+    sf: ScaleFactor = 1.0,
     defaults: Annotated[
         bool, typer.Option("-d", "--defaults", help="Validation defaults.")
     ] = False,
@@ -66,7 +57,6 @@ def qgen(
     ] = None,
 ) -> None:
     """Print a query stream's SQL, parameters substituted, ready to run."""
-    sf = _parse_sf(scale)
     order = _selection(queries or [], stream)
     if defaults:
         params = default_parameters(sf)

@@ -10,11 +10,19 @@ import typer
 
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.errors import ReportsError
+from dbbench.reports.formats import (
+    COMPARE_FORMATS,
+    REPORT_FORMATS,
+    choices_text,
+    render,
+    render_landscape,
+)
 from dbbench.reports.loading import load_result
 from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.o2c_compare import render_landscape as render_o2c_landscape
+from dbbench.reports.o2c_render import O2C_FORMATS, is_o2c_result, load_o2c, render_o2c
 from dbbench.reports.published import PublishedResult, is_published_record, load_published
-from dbbench.reports.render import FORMATS, render
-from dbbench.reports.render_compare import COMPARE_FORMATS, compare, label_for
+from dbbench.reports.render_compare import label_for, landscape_for
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -38,11 +46,17 @@ def report(
         Path | None,
         typer.Option("--cost-sheet", "-c", help="TOML cost sheet of the priced configuration."),
     ] = None,
-    format: Annotated[str, typer.Option("--format", "-f", help="text, md, html or json.")] = "text",
+    format: Annotated[
+        str, typer.Option("--format", "-f", help=f"{choices_text(REPORT_FORMATS)}.")
+    ] = "text",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
 ) -> None:
     """Rebuild the report of a saved result (no engine needed)."""
-    _check_format(format, FORMATS)
+    if is_o2c_result(result):  # an o2c run or search: a result family of its own
+        _check_format(format, O2C_FORMATS)
+        _emit(render_o2c(load_o2c(result), format), output)
+        return
+    _check_format(format, REPORT_FORMATS)
     sheet = load_cost_sheet(cost_sheet) if cost_sheet else None
     color = format == "text" and output is None and sys.stdout.isatty()
     _emit(render(load_result(result), format, sheet, color=color), output)
@@ -76,7 +90,9 @@ def compare_command(
         list[Path] | None,
         typer.Option("--cost-sheet", "-c", help="Cost sheet of the n-th local result (repeat)."),
     ] = None,
-    format: Annotated[str, typer.Option("--format", "-f", help="text, md or html.")] = "text",
+    format: Annotated[
+        str, typer.Option("--format", "-f", help=f"{choices_text(COMPARE_FORMATS)}.")
+    ] = "text",
     sort: Annotated[str, typer.Option("--sort", help="qphh, price-performance or price.")] = "qphh",
     force: Annotated[
         bool, typer.Option("--force", help="Compare even when not comparable.")
@@ -84,9 +100,13 @@ def compare_command(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
 ) -> None:
     """Side-by-side performance landscape of results and published records."""
+    if any(is_o2c_result(p) for p in results):  # o2c results: their own landscape
+        labelled = [(label_for(p), load_o2c(p)) for p in results]
+        _emit(render_o2c_landscape(labelled, format), output)
+        return
     _check_format(format, COMPARE_FORMATS)
-    text, landscape = compare(_inputs(results, cost_sheet or []), format, sort, force)
-    _emit(text, output)
+    landscape = landscape_for(_inputs(results, cost_sheet or []), sort, force)
+    _emit(render_landscape(landscape, format), output)
     if output is not None or format != "text":
         for warning in landscape.warnings:
             typer.echo(f"dbbench: warning: {warning}", err=True)

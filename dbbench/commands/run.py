@@ -10,7 +10,6 @@ writes its own result file.
 from __future__ import annotations
 
 import contextlib
-import math
 import signal
 import sys
 import time
@@ -21,6 +20,7 @@ from typing import Annotated
 
 import typer
 
+from dbbench.commands.options import ScaleFactor
 from dbbench.commands.run_progress import show_progress
 from dbbench.drivers.errors import ConnectionLostError
 from dbbench.drivers.registry import open_engine
@@ -28,23 +28,18 @@ from dbbench.drivers.sequencer import (
     Benchmark,
     Progress,
     RunOptions,
-    min_streams,
     prepare_run_dir,
     remove_if_empty,
 )
 from dbbench.drivers.sequencer.config import check_options
-from dbbench.errors import DbbenchError, ExitCode
+from dbbench.errors import ExitCode
+from dbbench.reports.compliance import judge, messages
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.model import DUCKDB_FILE, BenchmarkResult, default_streams
 from dbbench.reports.render import write_reports
-
-DUCKDB_FILE = "tpch.duckdb"
 
 Engine = Annotated[
     str, typer.Option("--engine", "-e", help="Engine URL; 'duckdb': a file in --out.")
-]
-Sf = Annotated[
-    str, typer.Option("--scale-factor", "-s", help="Scale factor (official: 1, 10, ...).")
 ]
 Out = Annotated[
     Path | None,
@@ -67,17 +62,11 @@ Runs = Annotated[int, typer.Option("--runs", help="Performance runs (the spec re
 CostSheetOpt = Annotated[
     Path | None, typer.Option("--cost-sheet", help="TOML cost sheet for $/QphH.")
 ]
+TelemetryOpt = Annotated[
+    float,
+    typer.Option("--telemetry-interval", help="Seconds between resource samples; 0: off."),
+]
 Reload = Annotated[bool, typer.Option("--reload", help="Load even if the database is loaded.")]
-
-
-def parse_sf(text: str) -> float:
-    try:
-        sf = float(text)
-    except ValueError:
-        raise DbbenchError(f"scale factor must be a number, got {text!r}") from None
-    if not math.isfinite(sf) or sf <= 0:
-        raise DbbenchError(f"scale factor must be a positive finite number, got {text!r}")
-    return sf
 
 
 def _out_dir(out: Path | None, engine: str, sf: float) -> Path:
@@ -127,7 +116,7 @@ def _outcome(bench: Benchmark, cost_sheet: CostSheet | None) -> None:
     for path in reports:
         typer.echo(f"report: {path}")
     if result.compliance.reasons and not result.errors:
-        typer.echo(f"not compliant: {'; '.join(result.compliance.reasons)}", err=True)
+        typer.echo(f"not compliant: {'; '.join(messages(result.compliance))}", err=True)
     if result.errors:
         typer.echo(f"dbbench: the run is invalid: {result.errors[0]}", err=True)
         if len(result.errors) > 1:
@@ -158,7 +147,10 @@ def execute(
         raise
     progress = Progress()
     try:
-        bench = Benchmark(db, url, options, out_dir, command=command, progress=progress)
+        bench = Benchmark(
+            db, url, options, out_dir, command=command, progress=progress, judge=judge
+        )
+        warn_unfair(bench.result)
         with _sigterm_as_interrupt(), show_progress(progress, sys.stderr):
             try:
                 bench.execute(steps)
@@ -187,28 +179,36 @@ def _write_reports_quietly(bench: Benchmark, cost_sheet: CostSheet | None) -> No
         _write_reports(bench.result, bench.out_dir, cost_sheet)
 
 
+def warn_unfair(result: BenchmarkResult) -> None:
+    # imported here: the preflight command module imports this one
+    from dbbench.commands.preflight import warn_unfair as warn
+
+    warn(result)
+
+
 def _options(
-    sf: str,
+    sf: float,
     streams: int | None,
     seed: int | None,
     timeout: float | None,
     runs: int = 2,
     jobs: int | None = None,
+    telemetry: float = 1.0,
 ) -> RunOptions:
-    value = parse_sf(sf)
     return RunOptions(
-        sf=value,
-        streams=streams if streams is not None else min_streams(value),
+        sf=sf,
+        streams=streams if streams is not None else default_streams(sf),
         runs=runs,
         seed=seed,
         query_timeout=timeout,
         jobs=jobs,
+        telemetry_interval=telemetry if telemetry != 0 else None,
     )
 
 
 def run(
     engine: Engine = "duckdb",
-    scale_factor: Sf = "1",
+    scale_factor: ScaleFactor = 1.0,
     streams: Streams = None,
     out: Out = None,
     force: Force = False,
@@ -218,9 +218,12 @@ def run(
     cost_sheet: CostSheetOpt = None,
     reload: Reload = False,
     jobs: Jobs = None,
+    telemetry_interval: TelemetryOpt = 1.0,
 ) -> None:
     """The whole benchmark: load test, then each run's power and throughput tests."""
-    options = _options(scale_factor, streams, seed, query_timeout, runs, jobs)
+    options = _options(
+        scale_factor, streams, seed, query_timeout, runs, jobs, telemetry=telemetry_interval
+    )
 
     def steps(bench: Benchmark) -> None:
         bench.load(reload=reload)
@@ -232,7 +235,7 @@ def run(
 
 def load(
     engine: Engine = "duckdb",
-    scale_factor: Sf = "1",
+    scale_factor: ScaleFactor = 1.0,
     out: Out = None,
     force: Force = False,
     jobs: Jobs = None,
@@ -244,7 +247,7 @@ def load(
 
 def power(
     engine: Engine = "duckdb",
-    scale_factor: Sf = "1",
+    scale_factor: ScaleFactor = 1.0,
     out: Out = None,
     force: Force = False,
     seed: Seed = None,
@@ -262,7 +265,7 @@ def power(
 
 def throughput(
     engine: Engine = "duckdb",
-    scale_factor: Sf = "1",
+    scale_factor: ScaleFactor = 1.0,
     streams: Streams = None,
     out: Out = None,
     force: Force = False,

@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from dbbench.commands.run import parse_sf
+from dbbench.commands.options import ScaleFactor
 from dbbench.dbgen.api import row_count
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers.engine import STATE_NEXT_UPDATE_SET, Engine, QueryOutput, Session
@@ -160,7 +160,7 @@ def _open(url: str, sf: float, reload: bool) -> tuple[Engine, str]:
 
 def validate(
     engine: Annotated[str, typer.Option("--engine", "-e", help="Engine URL to validate.")],
-    scale: Annotated[str, typer.Option("--scale-factor", "-s", help="Scale factor.")] = "1",
+    sf: ScaleFactor = 1.0,
     against: Annotated[
         str | None, typer.Option("--against", help="Reference engine URL (any scale factor).")
     ] = None,
@@ -168,7 +168,6 @@ def validate(
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdicts as JSON.")] = False,
 ) -> None:
     """Run the 22 queries with the default parameters and check every answer."""
-    sf = parse_sf(scale)
     if against is None and sf != OFFICIAL_SF:
         raise DbbenchError(
             f"official answers exist only for SF 1, not {sf:g}; use --against URL to compare"

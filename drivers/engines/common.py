@@ -2,8 +2,8 @@
 functions in transactions, bookkeeping, keys after the load, and turning driver errors into
 one-line :class:`~drivers.errors.DriversError` messages that never carry a password.
 
-Engines (``duckdb.py``, ``postgresql.py``, ``sqlalchemy.py``) override the few hooks where
-they have something faster (DuckDB's Arrow scans, PostgreSQL's COPY).
+Engines (``duckdb.py``, ``postgresql.py``, ``sqlalchemy.py``, ...) override the few hooks
+where they have something faster (DuckDB's Arrow scans, PostgreSQL's COPY).
 """
 
 from __future__ import annotations
@@ -21,25 +21,19 @@ import pyarrow as pa
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers import ddl
 from dbbench.drivers.engine import Engine, QueryOutput, Session
-from dbbench.drivers.errors import ConnectionLostError, DriversError, QueryCancelledError
+from dbbench.drivers.errors import (
+    ConnectionLostError,
+    DriversError,
+    QueryCancelledError,
+    one_line,
+)
+from dbbench.drivers.options import EngineOptions
 from dbbench.drivers.url import EngineURL, is_secret_option
 
-#: Orders per RF transaction unless the URL says ``?refresh_batch=N``: one transaction for a
-#: whole SF1 update set, several for larger ones (the spec allows any batching of orders).
-DEFAULT_REFRESH_BATCH = 1500
 
-
-def one_line(exc: BaseException, url: EngineURL | None = None) -> str:
-    """The first meaningful line of a driver message, with any password scrubbed."""
-    text = str(exc).split("(Background on this error")[0]
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    line = lines[0] if lines else type(exc).__name__
-    if url is not None:
-        secrets = [url.password or ""]
-        secrets += [v for k, v in url.query.items() if is_secret_option(k)]
-        for secret in filter(None, secrets):
-            line = line.replace(secret, "***")
-    return line[:400]
+def _secrets(url: EngineURL) -> list[str]:
+    """What an error message must never show: the password and password-like options."""
+    return [url.password or "", *(v for k, v in url.query.items() if is_secret_option(k))]
 
 
 class ErrorPolicy:
@@ -66,19 +60,12 @@ class ErrorPolicy:
             raise
         except self.errors as exc:
             where = f"{self.url.scheme} ({self.url.render()})"
-            message = f"{what} failed on {where}: {one_line(exc, self.url)}"
+            message = f"{what} failed on {where}: {one_line(exc, secrets=_secrets(self.url))}"
             if self.cancelled(exc):
                 raise QueryCancelledError(message) from exc
             if self.lost(exc):
                 raise ConnectionLostError(message) from exc
             raise DriversError(message) from exc
-
-
-def refresh_batch(url: EngineURL) -> int:
-    value = url.query.get("refresh_batch", str(DEFAULT_REFRESH_BATCH))
-    if not value.isdigit() or int(value) < 1:
-        raise DriversError(f"engine option refresh_batch={value!r} must be a positive integer")
-    return int(value)
 
 
 def split_orders(
@@ -209,14 +196,14 @@ class SqlSession(Session):
 class SqlEngine(Engine):
     """Schema, bookkeeping and statistics shared by the SQL engines."""
 
-    ddl_dialect: ddl.Dialect = ddl.ANSI
+    ddl_rules: ddl.DdlRules = ddl.ANSI
     begin_sql: ClassVar[str] = "BEGIN"
     statistics_step: ClassVar[str] = "analyze"  # the name of finish_load's last step
 
-    def __init__(self, url: EngineURL, policy: ErrorPolicy) -> None:
+    def __init__(self, url: EngineURL, policy: ErrorPolicy, options: EngineOptions) -> None:
         self.url = url
         self.policy = policy
-        self.refresh_batch = refresh_batch(url)
+        self.refresh_batch = options.refresh_batch
         self.keys = True  # primary and foreign keys after the load (engines may turn off)
         self.indexes = False  # the allowed secondary indexes (engines that use them)
 
@@ -242,7 +229,7 @@ class SqlEngine(Engine):
             for table in ddl.drop_order():
                 cur.execute(ddl.drop_table(table))
             for table in TABLES:
-                cur.execute(ddl.create_table(table, self.ddl_dialect, keys=self.keys))
+                cur.execute(ddl.create_table(table, self.ddl_rules, keys=self.keys))
             cur.execute(ddl.create_state_table())
             cur.execute(f"DELETE FROM {ddl.STATE_TABLE}")
 
@@ -251,10 +238,10 @@ class SqlEngine(Engine):
         admin = self.admin()
         with self.policy.guard("finish load"):
             cur = admin.cursor()
-            if self.keys and not self.ddl_dialect.keys_in_create:
+            if self.keys and not self.ddl_rules.keys_in_create:
                 primary = [ddl.add_primary_key(t) for t in TABLES]
                 steps["primary_keys"] = self._timed(cur, primary)
-            if self.keys and self.ddl_dialect.alter_foreign_keys and self.capabilities.foreign_keys:
+            if self.keys and self.ddl_rules.alter_foreign_keys:
                 steps["foreign_keys"] = self._timed(cur, ddl.add_foreign_keys())
             if self.indexes:
                 steps["indexes"] = self._timed(cur, ddl.create_indexes())

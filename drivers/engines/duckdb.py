@@ -13,6 +13,7 @@ import os
 import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import duckdb
@@ -20,13 +21,28 @@ import pyarrow as pa
 
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers import ddl
-from dbbench.drivers.engine import Capabilities
+from dbbench.drivers.engine import Capabilities, EngineSpec
 from dbbench.drivers.engines.common import ErrorPolicy, SharedStream, SqlEngine, SqlSession
 from dbbench.drivers.errors import DriversError
-from dbbench.drivers.url import EngineURL, option_flag
+from dbbench.drivers.options import EngineOptions
+from dbbench.drivers.url import EngineURL
 
-#: Options consumed by the kit; everything else in the query string is a DuckDB setting.
-KIT_OPTIONS = ("keys", "refresh_batch")
+ENGINE = EngineSpec(
+    name="duckdb",
+    url_form="duckdb (in memory) | duckdb:///file.db",
+    requires=("duckdb",),
+    install="pip install dbbench",
+)
+
+#: CHAR(n) is a VARCHAR in DuckDB; foreign keys cannot be added to an existing table.
+DDL = ddl.DdlRules("duckdb", type_name=ddl.varchar_only, alter_foreign_keys=False)
+
+
+@dataclass(frozen=True)
+class DuckDBOptions(EngineOptions):
+    """The kit's options; everything else in the query string is a DuckDB setting."""
+
+    keys: bool = False  # primary keys after the load
 
 
 class DuckDBSession(SqlSession):
@@ -57,24 +73,23 @@ class DuckDBEngine(SqlEngine):
     name: ClassVar[str] = "duckdb"
     dialect: ClassVar[str] = "duckdb"
     capabilities: ClassVar[Capabilities] = Capabilities(
-        arrow_ingest=True,
         parallel_load=False,  # measured: one parallel INSERT at a time beats several at once
-        foreign_keys=False,
         cancel=True,
         storage_size=True,
     )
-    ddl_dialect: ddl.Dialect = ddl.DUCKDB
+    ddl_rules: ddl.DdlRules = DDL
     statistics_step: ClassVar[str] = "checkpoint"
 
     def __init__(self, url: EngineURL) -> None:
-        super().__init__(url, ErrorPolicy(url, (duckdb.Error,), cancelled=_interrupted))
+        options = DuckDBOptions.from_url(url)
+        super().__init__(url, ErrorPolicy(url, (duckdb.Error,), cancelled=_interrupted), options)
         self.path = url.database or ":memory:"
         if self.path != ":memory:":
             folder = os.path.dirname(os.path.abspath(self.path))
             if not os.path.isdir(folder):
                 raise DriversError(f"no such directory for the DuckDB file: {folder}")
-        self.keys = option_flag(url, "keys", False)
-        config: dict[str, Any] = dict(url.without(*KIT_OPTIONS).query)
+        self.keys = options.keys
+        config: dict[str, Any] = dict(DuckDBOptions.driver_options(url))
         with self.policy.guard("connect"):
             self._db = duckdb.connect(self.path, config=config)
         self._admin = DuckDBSession(self, self._db.cursor())

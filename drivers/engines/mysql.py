@@ -17,7 +17,8 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -26,11 +27,36 @@ import sqlalchemy as sa
 
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers import ddl
-from dbbench.drivers.engine import Capabilities, QueryOutput
+from dbbench.drivers.engine import Capabilities, EngineSpec, QueryOutput
 from dbbench.drivers.engines.common import ErrorPolicy, SqlSession
-from dbbench.drivers.engines.sqlalchemy import AlchemySession, SqlAlchemyEngine, sa_url
-from dbbench.drivers.errors import DriversError, QueryCancelledError
-from dbbench.drivers.url import EngineURL, option_flag
+from dbbench.drivers.engines.sqlalchemy import (
+    AlchemyOptions,
+    AlchemySession,
+    SqlAlchemyEngine,
+    sa_url,
+)
+from dbbench.drivers.errors import QueryCancelledError
+from dbbench.drivers.url import EngineURL
+
+ENGINE = EngineSpec(
+    name="mysql",
+    url_form="mysql://user:pw@host:3306/db | mariadb://...",
+    requires=("sqlalchemy", "pymysql"),
+    install="pip install 'dbbench[mysql]'",
+    schemes=("mariadb",),
+)
+
+#: InnoDB clusters by the primary key: keys inside CREATE TABLE, foreign keys added later.
+DDL = ddl.DdlRules("mysql", keys_in_create=True, table_suffix=" ENGINE=InnoDB")
+
+
+@dataclass(frozen=True)
+class MySqlOptions(AlchemyOptions):
+    """The kit's options; every other query option goes into the SQLAlchemy URL."""
+
+    indexes: bool = True
+    load: Literal["file", "insert"] = "file"  # LOAD DATA LOCAL INFILE, or executemany
+
 
 _CSV = pacsv.WriteOptions(include_header=False, delimiter="|", quoting_style="needed")
 _LOST = {2003, 2006, 2013, 4031, 1927}  # can't connect, gone away, lost, timed out, killed
@@ -97,24 +123,21 @@ class MySqlEngine(SqlAlchemyEngine):
     name: ClassVar[str] = "mysql"
     dialect: ClassVar[str] = "mysql"
     capabilities: ClassVar[Capabilities] = Capabilities(
-        parallel_load=True, foreign_keys=True, cancel=True, storage_size=True
+        parallel_load=True, cancel=True, storage_size=True
     )
     session_class: ClassVar[type[SqlSession]] = MySqlSession
 
     def __init__(self, url: EngineURL) -> None:
-        driver = f"{url.scheme}+{url.driver or 'pymysql'}"
-        self.load_mode = url.query.get("load", "file")
-        if self.load_mode not in ("file", "insert"):
-            raise DriversError(f"engine option load={self.load_mode!r} must be file or insert")
-        target = sa_url(url.without("load"), driver)
-        super().__init__(url, target, connect_args={"local_infile": True})
-        self.indexes = option_flag(url, "indexes", True)
+        options = MySqlOptions.from_url(url)
+        self.load_mode = options.load
+        target = sa_url(url, MySqlOptions, f"{url.scheme}+{url.driver or 'pymysql'}")
+        super().__init__(url, target, options, connect_args={"local_infile": True})
 
     def make_policy(self, url: EngineURL, errors: tuple[type[BaseException], ...]) -> ErrorPolicy:
         return ErrorPolicy(url, (*errors, pymysql.err.Error), _lost, _cancelled)
 
-    def make_ddl_dialect(self) -> ddl.Dialect:
-        return ddl.MYSQL
+    def make_ddl_rules(self) -> ddl.DdlRules:
+        return DDL
 
     def load_table(self, table: str, batches: Iterable[pa.RecordBatch]) -> int:
         if self.load_mode == "insert":

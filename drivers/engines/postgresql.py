@@ -13,10 +13,10 @@ libpq parameters:
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import psycopg
@@ -27,11 +27,31 @@ from psycopg.copy import QueuedLibpqWriter
 
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers import ddl
-from dbbench.drivers.engine import Capabilities
+from dbbench.drivers.engine import Capabilities, EngineSpec
 from dbbench.drivers.engines.common import ErrorPolicy, SharedStream, SqlEngine, SqlSession
-from dbbench.drivers.url import EngineURL, option_flag
+from dbbench.drivers.options import EngineOptions, cpu_streams
+from dbbench.drivers.url import EngineURL
 
-KIT_OPTIONS = ("indexes", "refresh_batch", "copy_streams")
+ENGINE = EngineSpec(
+    name="postgresql",
+    url_form="postgresql://user:pw@host:5432/db",
+    requires=("psycopg",),
+    install="pip install 'dbbench[postgresql]'",
+    schemes=("postgres",),
+)
+
+#: The specification's DDL as written; keys are added after the load.
+DDL = ddl.DdlRules("postgresql")
+
+
+@dataclass(frozen=True)
+class PostgresOptions(EngineOptions):
+    """The kit's options; every other query option is a libpq parameter."""
+
+    indexes: bool = True  # the allowed secondary indexes after the load
+    copy_streams: int = field(default_factory=cpu_streams)  # parallel COPYs into LINEITEM
+
+
 _CSV = pacsv.WriteOptions(include_header=False, delimiter="|", quoting_style="needed")
 _COPY = "COPY {table} ({columns}) FROM STDIN (FORMAT csv, DELIMITER '|'{freeze})"
 
@@ -83,20 +103,18 @@ class PostgresEngine(SqlEngine):
     name: ClassVar[str] = "postgresql"
     dialect: ClassVar[str] = "postgresql"
     capabilities: ClassVar[Capabilities] = Capabilities(
-        copy_protocol=True,
         parallel_load=True,
-        foreign_keys=True,
         cancel=True,
         storage_size=True,
     )
-    ddl_dialect: ddl.Dialect = ddl.POSTGRESQL
+    ddl_rules: ddl.DdlRules = DDL
 
     def __init__(self, url: EngineURL) -> None:
-        super().__init__(url, ErrorPolicy(url, (psycopg.Error,), _lost, _cancelled))
-        self.indexes = option_flag(url, "indexes", True)
-        default_streams = str(max(1, min(4, os.cpu_count() or 1)))
-        self.copy_streams = int(url.query.get("copy_streams", default_streams))
-        params: dict[str, Any] = dict(url.without(*KIT_OPTIONS).query)
+        options = PostgresOptions.from_url(url)
+        super().__init__(url, ErrorPolicy(url, (psycopg.Error,), _lost, _cancelled), options)
+        self.indexes = options.indexes
+        self.copy_streams = options.copy_streams
+        params: dict[str, Any] = dict(PostgresOptions.driver_options(url))
         params.setdefault("connect_timeout", "10")
         for key, value in (
             ("host", url.host),

@@ -40,7 +40,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import pyarrow as pa
@@ -49,14 +49,31 @@ from dbbench.dbgen import writer
 from dbbench.dbgen.progress import Summary
 from dbbench.dbgen.schema import TABLES, Kind
 from dbbench.dbgen.writer import GenOptions
-from dbbench.drivers.engine import Capabilities, Engine, QueryOutput, Session
+from dbbench.drivers.engine import Capabilities, Engine, EngineSpec, QueryOutput, Session
 from dbbench.drivers.engines.common import ErrorPolicy
 from dbbench.drivers.errors import DriversError
+from dbbench.drivers.options import EngineOptions
 from dbbench.drivers.url import EngineURL
 
+ENGINE = EngineSpec(
+    name="spark",
+    url_form="spark://local[N] | spark://local-cluster[W,C,M] | spark://host:7077 | sc://host:15002",
+    requires=("pyspark", "pandas"),
+    install="pip install 'dbbench[spark]'",
+    schemes=("sc",),
+)
+
+
+@dataclass(frozen=True)
+class SparkOptions(EngineOptions):
+    """The kit's options; those starting with ``spark.`` are Spark settings."""
+
+    warehouse: str = ""  # any Hadoop URI; default: the URL's path, or ./spark-warehouse
+    python: str = ""  # the executors' interpreter; default: this one
+    analyze: bool = True  # column statistics after the load
+
+
 STATE_TABLE = "dbbench_state"
-#: Options consumed by the kit; the ``spark.*`` ones are Spark settings.
-KIT_OPTIONS = ("warehouse", "python", "analyze")
 ROWS_PER_PART = 500_000  # as in the loader: the unit of generation work
 SMALL_TABLE_ROWS = 1_000  # tables below this (nation, region) are made by one task
 REFRESH_METHOD = (
@@ -166,7 +183,6 @@ class SparkEngine(Engine):
     dialect: ClassVar[str] = "spark"
     capabilities: ClassVar[Capabilities] = Capabilities(
         parallel_load=True,  # one Spark job per table, side by side under the FAIR scheduler
-        foreign_keys=False,
         cancel=True,
         storage_size=True,
         distributed_generation=True,
@@ -178,7 +194,8 @@ class SparkEngine(Engine):
         self.classic = url.scheme != "sc"
         self.master = _master(url)
         self.warehouse = _warehouse(url)
-        self.analyze = url.query.get("analyze", "true").lower() not in ("false", "0", "no")
+        self.options = SparkOptions.from_url(url)
+        self.analyze = self.options.analyze
         self._readers = _ReadWriteLock()
         self._sessions: list[SparkQuerySession] = []
         self._count = 0
@@ -204,7 +221,7 @@ class SparkEngine(Engine):
                     builder = builder.config(key, value)
                 return builder.getOrCreate()
         _require_java()
-        os.environ["PYSPARK_PYTHON"] = url.query.get("python", sys.executable)
+        os.environ["PYSPARK_PYTHON"] = url.query.get("python") or sys.executable
         defaults = {
             "spark.ui.enabled": "false",
             "spark.ui.showConsoleProgress": "false",

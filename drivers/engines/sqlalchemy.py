@@ -4,33 +4,52 @@ names, bulk inserts with ``executemany`` from Arrow columns, RF1/RF2 in transact
 SQLAlchemy is used for what it is good at here (the URL, finding and loading the DB-API
 driver, compiling type names); the statements themselves run on raw DB-API connections in
 autocommit mode with explicit ``BEGIN``/``COMMIT``, so a session costs no ORM overhead.
-SQLite is the one dialect with its own subclass in this module (MySQL/MariaDB: ``mysql.py``).
+Engines with their own module build on it (``mysql.py``, ``sqlite.py``); this one serves
+every URL scheme no other engine names.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import pyarrow as pa
 import sqlalchemy as sa
-from sqlalchemy.pool import NullPool, StaticPool
+from sqlalchemy.pool import NullPool
 
 from dbbench.dbgen.schema import Column, Kind
 from dbbench.drivers import ddl
-from dbbench.drivers.engine import Capabilities
+from dbbench.drivers.engine import Capabilities, EngineSpec
 from dbbench.drivers.engines.common import ErrorPolicy, SqlEngine, SqlSession
 from dbbench.drivers.errors import DriversError
-from dbbench.drivers.url import EngineURL, option_flag, redact
+from dbbench.drivers.options import EngineOptions
+from dbbench.drivers.url import EngineURL, redact
 
-KIT_OPTIONS = ("keys", "indexes", "refresh_batch", "load_batch")
+ENGINE = EngineSpec(
+    name="sqlalchemy",
+    url_form="any other SQLAlchemy URL",
+    requires=("sqlalchemy",),
+    install="pip install 'dbbench[sqlalchemy]'",
+)
+
 LOAD_BATCH_ROWS = 50_000  # rows per executemany transaction while loading
 
 _PLACEHOLDERS = {"qmark": "?", "format": "%s", "pyformat": "%s"}
 
 
-def sa_url(url: EngineURL, drivername: str | None = None) -> sa.URL:
+@dataclass(frozen=True)
+class AlchemyOptions(EngineOptions):
+    """The kit's options; every other query option goes into the SQLAlchemy URL."""
+
+    keys: bool = True  # primary and foreign keys
+    indexes: bool = False  # the allowed secondary indexes after the load
+    load_batch: int = LOAD_BATCH_ROWS  # rows per executemany transaction while loading
+
+
+def sa_url(
+    url: EngineURL, options: type[EngineOptions] = AlchemyOptions, drivername: str | None = None
+) -> sa.URL:
     return sa.URL.create(
         drivername or url.drivername,
         username=url.username,
@@ -38,7 +57,7 @@ def sa_url(url: EngineURL, drivername: str | None = None) -> sa.URL:
         host=url.host,
         port=url.port,
         database=url.database,
-        query=url.without(*KIT_OPTIONS).query,
+        query=options.driver_options(url),
     )
 
 
@@ -69,34 +88,41 @@ class SqlAlchemyEngine(SqlEngine):
 
     name: ClassVar[str] = "sqlalchemy"
     dialect: ClassVar[str] = "ansi"
-    capabilities: ClassVar[Capabilities] = Capabilities(foreign_keys=True)
+    capabilities: ClassVar[Capabilities] = Capabilities()
     session_class: ClassVar[type[SqlSession]] = AlchemySession
 
-    def __init__(self, url: EngineURL, target: sa.URL | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        url: EngineURL,
+        target: sa.URL | None = None,
+        options: AlchemyOptions | None = None,
+        **kwargs: Any,
+    ) -> None:
+        options = options or AlchemyOptions.from_url(url)
         kwargs.setdefault("poolclass", NullPool)
-        self.sa = create_sa_engine(url, target or sa_url(url), **kwargs)
+        self.sa = create_sa_engine(url, target or sa_url(url, type(options)), **kwargs)
         dbapi = self.sa.dialect.dbapi
         errors: tuple[type[BaseException], ...] = (sa.exc.SQLAlchemyError,)
         if dbapi is not None and isinstance(getattr(dbapi, "Error", None), type):
             errors += (dbapi.Error,)
-        super().__init__(url, self.make_policy(url, errors))
-        self.keys = option_flag(url, "keys", True)
-        self.indexes = option_flag(url, "indexes", False)
-        self.load_batch = int(url.query.get("load_batch", LOAD_BATCH_ROWS))
-        self.ddl_dialect = self.make_ddl_dialect()
+        super().__init__(url, self.make_policy(url, errors), options)
+        self.keys = options.keys
+        self.indexes = options.indexes
+        self.load_batch = options.load_batch
+        self.ddl_rules = self.make_ddl_rules()
         self._admin = self.session()
 
     def make_policy(self, url: EngineURL, errors: tuple[type[BaseException], ...]) -> ErrorPolicy:
-        return ErrorPolicy(url, errors, _lost)
+        return ErrorPolicy(url, errors, connection_lost)
 
-    def make_ddl_dialect(self) -> ddl.Dialect:
+    def make_ddl_rules(self) -> ddl.DdlRules:
         """Type names as this SQLAlchemy dialect writes them."""
         dialect = self.sa.dialect
 
         def type_name(column: Column) -> str:
             return str(_sa_type(column).compile(dialect=dialect))
 
-        return ddl.Dialect(dialect.name, type_name=type_name)
+        return ddl.DdlRules(dialect.name, type_name=type_name)
 
     def raw(self) -> Any:
         with self.policy.guard("connect"):
@@ -173,71 +199,12 @@ def _rebatch(batches: Iterable[pa.RecordBatch], rows: int) -> Iterable[pa.Table]
         yield pa.Table.from_batches(pending)
 
 
-def _lost(exc: BaseException) -> bool:
+def connection_lost(exc: BaseException) -> bool:
     return isinstance(exc, sa.exc.DisconnectionError) or (
         isinstance(exc, sa.exc.DBAPIError) and bool(exc.connection_invalidated)
     )
 
 
-class SqliteSession(AlchemySession):
-    def cancel(self) -> None:
-        self.conn.driver_connection.interrupt()
-
-
-class SqliteEngine(SqlAlchemyEngine):
-    """SQLite through the standard library: keys declared in CREATE TABLE (SQLite cannot add
-    them later), write-ahead logging so readers run while a refresh function writes."""
-
-    name: ClassVar[str] = "sqlite"
-    dialect: ClassVar[str] = "sqlite"
-    capabilities: ClassVar[Capabilities] = Capabilities(cancel=True, storage_size=True)
-    session_class: ClassVar[type[SqlSession]] = SqliteSession
-
-    def __init__(self, url: EngineURL) -> None:
-        memory = url.database in (None, "", ":memory:")
-        pool = StaticPool if memory else NullPool  # one shared in-memory database
-        args = {"check_same_thread": False, "timeout": 60}
-        super().__init__(url, poolclass=pool, connect_args=args)
-        if not memory:
-            self._admin.execute("PRAGMA journal_mode=WAL")
-
-    def make_policy(self, url: EngineURL, errors: tuple[type[BaseException], ...]) -> ErrorPolicy:
-        return ErrorPolicy(url, (*errors, sqlite3.Error), _lost, _sqlite_interrupted)
-
-    def make_ddl_dialect(self) -> ddl.Dialect:
-        return ddl.SQLITE
-
-    def python_column(self, column: pa.ChunkedArray) -> list[Any]:
-        """sqlite3 binds neither Decimal nor (without a deprecated adapter) date."""
-        if pa.types.is_decimal(column.type):
-            column = column.cast(pa.float64())
-        elif pa.types.is_date(column.type):
-            column = column.cast(pa.string())  # ISO 8601
-        return column.to_pylist()  # type: ignore[no-any-return]
-
-    def version(self) -> str:
-        return f"SQLite {sqlite3.sqlite_version}"
-
-    def settings(self) -> dict[str, str]:
-        found = {}
-        for name in ("journal_mode", "synchronous", "page_size", "cache_size"):
-            rows = self._admin.query(f"PRAGMA {name}").rows
-            found[name] = str(rows[0][0]) if rows else ""
-        return found
-
-    def storage_bytes(self) -> int | None:
-        with self.policy.guard("storage size"):
-            pages = self._admin.query("PRAGMA page_count").rows[0][0]
-            size = self._admin.query("PRAGMA page_size").rows[0][0]
-        return int(pages) * int(size)
-
-
-def _sqlite_interrupted(exc: BaseException) -> bool:
-    return isinstance(exc, sqlite3.OperationalError) and "interrupted" in str(exc)
-
-
 def connect(url: EngineURL) -> SqlAlchemyEngine:
-    """The registry's entry point for SQLite and any other SQLAlchemy URL."""
-    if url.scheme == "sqlite":
-        return SqliteEngine(url)
+    """The registry's entry point for any URL no other engine serves."""
     return SqlAlchemyEngine(url)

@@ -5,10 +5,11 @@ run directory. Everything measured goes to the run's journal as it happens and t
 result file (:class:`reports.model.BenchmarkResult`) after each phase.
 """
 
-from dbbench.drivers.sequencer.benchmark import JOURNAL_FILE, RESULT_FILE, Benchmark
-from dbbench.drivers.sequencer.config import RunOptions, min_streams, setup_reasons
+from dbbench.drivers.sequencer.benchmark import Benchmark
+from dbbench.drivers.sequencer.config import RunOptions
 from dbbench.drivers.sequencer.progress import Progress, ProgressSnapshot
 from dbbench.drivers.sequencer.rundir import prepare_run_dir, remove_if_empty
+from dbbench.reports.model import JOURNAL_FILE, RESULT_FILE
 
 __all__ = [
     "JOURNAL_FILE",
@@ -17,8 +18,6 @@ __all__ = [
     "Progress",
     "ProgressSnapshot",
     "RunOptions",
-    "min_streams",
     "prepare_run_dir",
     "remove_if_empty",
-    "setup_reasons",
 ]

@@ -1,9 +1,12 @@
-"""A benchmark from start to finish: load test, runs, the result file, the verdict.
+"""A benchmark from start to finish: load test, runs, the result file.
 
 :class:`Benchmark` owns the run directory's two files: ``journal.jsonl`` (every event as it
 happens) and ``result.json`` (the :class:`reports.model.BenchmarkResult`, rewritten
 atomically after every phase and once more however the benchmark ends, so a stopped run
 still leaves a readable partial result).
+
+It records facts only. The compliance verdict comes from a ``judge`` the caller passes in
+(the CLI passes ``reports.compliance.judge``); without one the result says "not evaluated".
 """
 
 from __future__ import annotations
@@ -15,20 +18,30 @@ from datetime import datetime
 from pathlib import Path
 
 from dbbench.drivers.engine import Engine
+from dbbench.drivers.errors import one_line
 from dbbench.drivers.journal import Journal
-from dbbench.drivers.sequencer.config import RunOptions, check_options, setup_reasons
-from dbbench.drivers.sequencer.context import RunContext, one_line
+from dbbench.drivers.sequencer.config import RunOptions, check_options
+from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.load import load_or_reuse, reuse
 from dbbench.drivers.sequencer.phases import power_test, throughput_test
 from dbbench.drivers.sequencer.progress import Progress
 from dbbench.drivers.sequencer.refresh import UpdateSets
-from dbbench.drivers.sysinfo import engine_info, kit_version, system_info
+from dbbench.drivers.sysinfo import engine_info, system_info
+from dbbench.drivers.telemetry import Sampler, engine_probe, engine_scope
 from dbbench.drivers.url import redact
 from dbbench.queries.params import seed_from_time
-from dbbench.reports.model import BenchmarkResult, Compliance, RunResult
+from dbbench.reports.model import (
+    JOURNAL_FILE,
+    RESULT_FILE,
+    BenchmarkResult,
+    Compliance,
+    RunResult,
+    kit_version,
+    not_evaluated,
+)
 
-RESULT_FILE = "result.json"
-JOURNAL_FILE = "journal.jsonl"
+#: Decides a result's compliance from its facts (``reports.compliance.judge``).
+Judge = Callable[[BenchmarkResult], Compliance]
 
 
 class Benchmark:
@@ -43,6 +56,7 @@ class Benchmark:
         *,
         command: str = "run",
         progress: Progress | None = None,
+        judge: Judge | None = None,
     ) -> None:
         check_options(options)
         self.out_dir = out_dir
@@ -50,8 +64,12 @@ class Benchmark:
         self.journal = Journal(out_dir / JOURNAL_FILE)
         self.ctx = RunContext(engine, options, self.journal, progress=progress or Progress())
         self.sets = UpdateSets(engine, options.sf)
-        self.notes: list[str] = []  # compliance reasons found on the way (a reused database)
+        self.judge = judge
         self.seed_time = time.time()
+        interval = options.telemetry_interval
+        self.sampler = (
+            Sampler(interval, engine_scope(url), engine_probe(engine)) if interval else None
+        )
         self.result = BenchmarkResult(
             scale_factor=options.sf,
             streams=options.streams,
@@ -72,6 +90,8 @@ class Benchmark:
 
     def execute(self, steps: Callable[[Benchmark], None]) -> BenchmarkResult:
         """Run ``steps``; however they end, leave a result file and the verdict in it."""
+        if self.sampler is not None:
+            self.sampler.start()
         try:
             steps(self)
         except BaseException as exc:
@@ -84,8 +104,6 @@ class Benchmark:
         """The load test, or the reuse of an already loaded database (then not compliant)."""
         self.ctx.progress.start_phase("load", [], 0, 0)
         self.result.load = load_or_reuse(self.ctx, reload=reload)
-        if self.result.load.reused:
-            self.notes.append("the database was reused: its load test was not measured here")
         self.seed_time = self.result.load.end
         self._refresh_storage()
         self.checkpoint()
@@ -93,7 +111,6 @@ class Benchmark:
     def require_loaded(self) -> None:
         """For a power or throughput test on its own: the database must be loaded already."""
         self.result.load = reuse(self.ctx)
-        self.notes.append("the load test was not part of this invocation")
         self.seed_time = self.result.load.end
         self.checkpoint()
 
@@ -114,6 +131,8 @@ class Benchmark:
     def checkpoint(self) -> None:
         """Rewrite the (so far partial) result atomically."""
         self.result.errors = list(self.ctx.problems)
+        if self.sampler is not None:
+            self.result.telemetry = self.sampler.snapshot()
         self.result.write(self.result_path)
 
     def _seeds(self) -> dict[str, int]:
@@ -137,6 +156,8 @@ class Benchmark:
         self.result.status = "complete" if stopped is None else "partial" if measured else "failed"
         self.result.errors = list(self.ctx.problems)
         self.result.compliance = self._verdict()
+        if self.sampler is not None:
+            self.result.telemetry = self.sampler.stop()
         # a full disk: the result file below is still worth a try
         with contextlib.suppress(OSError):
             self._refresh_storage()
@@ -149,15 +170,15 @@ class Benchmark:
                 self.journal.close()
 
     def _verdict(self) -> Compliance:
-        reasons = setup_reasons(self.options) + self.notes
-        seen: set[int] = set()
-        for run in self.result.runs:
-            for number in run.update_sets:
-                if number in seen:
-                    reasons.append(f"update set {number} was used twice")
-                seen.add(number)
-        reasons += self.result.errors
-        return Compliance(compliant=not reasons, reasons=reasons)
+        """The judge's verdict on the facts; a judge that fails must not cost the result."""
+        if self.judge is None:
+            return not_evaluated()
+        try:
+            return self.judge(self.result)
+        except Exception as exc:  # the facts are written either way; reports judge again
+            with contextlib.suppress(OSError):
+                self.journal.event("judge_failed", error=one_line(exc))
+            return not_evaluated()
 
 
 def _config(options: RunOptions, command: str) -> dict[str, object]:
@@ -169,6 +190,7 @@ def _config(options: RunOptions, command: str) -> dict[str, object]:
         "seed": options.seed,
         "query_timeout": options.query_timeout,
         "executor": "threads",
+        "telemetry_interval": options.telemetry_interval,
     }
 
 

@@ -1,30 +1,16 @@
-"""The run rules that shape a benchmark: streams per scale factor and compliance reasons.
+"""The options that shape a benchmark, and the checks of what cannot run at all.
 
-Pure functions only, so the rules of TPC-H clauses 4.1.3 and 5.3.4 are tested on their own.
+Whether a run is compliant is not decided here: the drivers record facts and
+``reports.compliance`` judges them. The spec's stream table is ``reports.model.MIN_STREAMS``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dbbench.dbgen.api import validate_scale
+from dbbench.dbgen.errors import DbgenError
 from dbbench.drivers.errors import DriversError
-
-#: Official scale factors (clause 4.1.3) with the minimum throughput streams (Table 11).
-MIN_STREAMS: dict[float, int] = {
-    1: 2,
-    10: 3,
-    30: 4,
-    100: 5,
-    300: 6,
-    1000: 7,
-    3000: 8,
-    10000: 9,
-    30000: 10,
-    100000: 11,
-}
-
-#: Below SF 1 the spec has no rule; SF 1's two streams keep small runs shaped like real ones.
-SMALL_SF_STREAMS = 2
 
 #: dbgen's update-set numbering stops matching the spec beyond this set (tpch.md 3.4).
 MAX_UPDATE_SET = 1000
@@ -40,21 +26,15 @@ class RunOptions:
     seed: int | None = None  # fixed seed0 for every run; None: from the end-of-load time
     query_timeout: float | None = None  # seconds; None: no limit
     jobs: int | None = None  # load parallelism; None: the loader's choice
+    telemetry_interval: float | None = 1.0  # seconds between resource samples; None: off
 
 
 def check_scale_factor(sf: float) -> None:
-    if not sf > 0 or sf != sf or sf == float("inf"):
-        raise DriversError(f"scale factor must be a positive number, not {sf}")
-
-
-def min_streams(sf: float) -> int:
-    """The spec's minimum S for ``sf``; between official SFs, the lower neighbour's rule."""
-    check_scale_factor(sf)
-    best = SMALL_SF_STREAMS
-    for official, streams in MIN_STREAMS.items():
-        if sf >= official:
-            best = streams
-    return best
+    """A scale factor the generator can make (``dbgen.api.validate_scale``'s rule)."""
+    try:
+        validate_scale(sf)
+    except DbgenError as exc:
+        raise DriversError(str(exc)) from None
 
 
 def check_options(options: RunOptions) -> None:
@@ -66,20 +46,7 @@ def check_options(options: RunOptions) -> None:
         raise DriversError(f"--runs must be at least 1, not {options.runs}")
     if options.query_timeout is not None and options.query_timeout <= 0:
         raise DriversError(f"--query-timeout must be positive, not {options.query_timeout}")
-
-
-def setup_reasons(options: RunOptions) -> list[str]:
-    """Why a benchmark with these options cannot be compliant, before it even starts."""
-    reasons: list[str] = []
-    if options.sf not in MIN_STREAMS:
-        official = ", ".join(f"{k:g}" for k in MIN_STREAMS)
-        reasons.append(f"scale factor {options.sf:g} is not an official one ({official})")
-    minimum = min_streams(options.sf)
-    if options.streams < minimum:
-        reasons.append(
-            f"{options.streams} throughput streams, fewer than the minimum {minimum} "
-            f"for SF {options.sf:g}"
+    if options.telemetry_interval is not None and not options.telemetry_interval > 0:
+        raise DriversError(
+            f"--telemetry-interval must be positive, not {options.telemetry_interval}"
         )
-    if options.runs != 2:
-        reasons.append(f"{options.runs} performance run(s); the spec requires exactly 2")
-    return reasons

@@ -12,7 +12,7 @@ import threading
 from dataclasses import asdict, dataclass, field
 
 from dbbench.drivers.engine import Engine, Session
-from dbbench.drivers.errors import ConnectionLostError, DriversError
+from dbbench.drivers.errors import ConnectionLostError, DriversError, one_line
 from dbbench.drivers.journal import Journal
 from dbbench.drivers.sequencer.clock import Clock
 from dbbench.drivers.sequencer.config import RunOptions
@@ -75,10 +75,3 @@ class RunContext:
             # best effort: the statement may have just finished
             with contextlib.suppress(Exception):
                 session.cancel()
-
-
-def one_line(exc: BaseException, limit: int = 300) -> str:
-    """An exception as one short line, type name first."""
-    text = " ".join(str(exc).split())
-    line = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    return line if len(line) <= limit else line[: limit - 3] + "..."

@@ -21,9 +21,9 @@ import pyarrow as pa
 
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers.engine import STATE_NEXT_UPDATE_SET, Engine, Session
-from dbbench.drivers.errors import ConnectionLostError, DriversError
+from dbbench.drivers.errors import ConnectionLostError, DriversError, one_line
 from dbbench.drivers.sequencer.config import MAX_UPDATE_SET
-from dbbench.drivers.sequencer.context import RunContext, one_line
+from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.streams import connection_alive
 from dbbench.reports.model import Interval, IntervalKind, Phase, RunResult, Status
 

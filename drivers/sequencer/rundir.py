@@ -12,8 +12,9 @@ import shutil
 from pathlib import Path
 
 from dbbench.drivers.errors import DriversError
+from dbbench.reports.model import JOURNAL_FILE, RESULT_FILE
 
-MARKERS = ("journal.jsonl", "result.json")
+MARKERS = (JOURNAL_FILE, RESULT_FILE)
 
 
 def is_run_dir(path: Path) -> bool:
@@ -30,8 +31,8 @@ def prepare_run_dir(path: Path, *, force: bool) -> bool:
             raise DriversError(f"run directory {path} already exists; use --force to replace it")
         if not is_run_dir(path):
             raise DriversError(
-                f"{path} is not empty and holds no dbbench run (no journal.jsonl or "
-                "result.json); refusing to replace it even with --force"
+                f"{path} is not empty and holds no dbbench run (no {JOURNAL_FILE} or "
+                f"{RESULT_FILE}); refusing to replace it even with --force"
             )
         shutil.rmtree(path)
     created = not path.exists()

@@ -11,8 +11,8 @@ from __future__ import annotations
 import contextlib
 
 from dbbench.drivers.engine import Session
-from dbbench.drivers.errors import ConnectionLostError
-from dbbench.drivers.sequencer.context import RunContext, one_line
+from dbbench.drivers.errors import ConnectionLostError, one_line
+from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.watchdog import Watchdog
 from dbbench.queries.order import stream_order
 from dbbench.queries.render import RenderedQuery, render

@@ -4,16 +4,20 @@ there. Every failure is one line, with the install command where one helps, and 
 
 from __future__ import annotations
 
+import importlib
 import json
 import socket
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from dbbench.cli import main
+from dbbench.drivers import registry
+from dbbench.drivers.engine import EngineSpec
 from dbbench.drivers.errors import DriversError
-from dbbench.drivers.registry import ENGINES, EngineSpec, available_engines, open_engine
+from dbbench.drivers.registry import available_engines, builtin_engines, declared_spec, open_engine
 
 PASSWORD = "hunter2-secret"
 
@@ -34,13 +38,14 @@ def _one_line_without_password(exc: BaseException) -> str:
 
 def test_missing_driver_prints_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
     spec = EngineSpec(
-        "fakedb",
-        "dbbench.drivers.engines.fakedb",
-        "fakedb://host/db",
-        ("dbbench_no_such_driver_module",),
-        "pip install 'dbbench[fakedb]'",
+        name="fakedb",
+        url_form="fakedb://host/db",
+        requires=("dbbench_no_such_driver_module",),
+        install="pip install 'dbbench[fakedb]'",
+        module="dbbench.drivers.engines.fakedb",
     )
-    monkeypatch.setitem(ENGINES, "fakedb", spec)
+    engines = {**builtin_engines(), "fakedb": spec}
+    monkeypatch.setattr(registry, "builtin_engines", lambda: engines)
     with pytest.raises(DriversError) as info:
         open_engine(f"fakedb://user:{PASSWORD}@host/db")
     text = _one_line_without_password(info.value)
@@ -49,6 +54,30 @@ def test_missing_driver_prints_the_install_command(monkeypatch: pytest.MonkeyPat
     listed = {e.name: e for e in available_engines()}
     assert listed["fakedb"].installed is False
     assert listed["duckdb"].installed is True
+
+
+def test_every_engine_module_declares_itself() -> None:
+    """The declaration read from the source (without importing) is the module's ENGINE."""
+    engines = builtin_engines()
+    assert list(engines) == ["duckdb", "mysql", "postgresql", "spark", "sqlite", "sqlalchemy"]
+    for name, spec in engines.items():
+        module = importlib.import_module(spec.module)
+        assert replace(module.ENGINE, module=spec.module) == spec, name
+        assert callable(module.connect)
+    assert declared_spec("dbbench.drivers.engines.common") is None  # shared code, no engine
+
+
+def test_an_engine_declaration_must_be_literal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "dbbench_odd_engine.py").write_text(
+        "from dbbench.drivers.engine import EngineSpec\n"
+        "NAME = 'odd'\n"
+        "ENGINE = EngineSpec(name=NAME, url_form='odd://', requires=(), install='-')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(DriversError, match=r"EngineSpec\(name=\.\.\.\) must be a literal"):
+        declared_spec("dbbench_odd_engine")
 
 
 def test_sqlalchemy_dialect_without_its_dbapi() -> None:
@@ -118,6 +147,33 @@ def test_third_party_engine_through_entry_points(
         assert engine.session().query("SELECT 41 + 1").rows == [(42,)]
     finally:
         engine.close()
+
+
+def test_an_engine_without_its_driver_is_described_from_its_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The module cannot even be imported (its driver is missing), yet ``dbbench engines``
+    shows its URL form and install command, and opening it says what to install."""
+    dist = tmp_path / "dbbench_ghost-2.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: dbbench-ghost\nVersion: 2.0\n")
+    (dist / "entry_points.txt").write_text("[dbbench.engines]\nghost = ghost_engine\n")
+    (tmp_path / "ghost_engine.py").write_text(
+        "import dbbench_no_such_ghost_driver\n"
+        "from dbbench.drivers.engine import EngineSpec\n"
+        "ENGINE = EngineSpec(\n"
+        "    name='ghost', url_form='ghost://host/db',\n"
+        "    requires=('dbbench_no_such_ghost_driver',), install='pip install dbbench-ghost[db]',\n"
+        ")\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    listed = {e.name: e for e in available_engines()}
+    assert listed["ghost"].url_form == "ghost://host/db"
+    assert listed["ghost"].installed is False
+    with pytest.raises(DriversError) as info:
+        open_engine(f"ghost://u:{PASSWORD}@host/db")
+    text = _one_line_without_password(info.value)
+    assert "'dbbench_no_such_ghost_driver'" in text and "pip install dbbench-ghost[db]" in text
 
 
 def test_engines_command_json(capsys: pytest.CaptureFixture[str]) -> None:

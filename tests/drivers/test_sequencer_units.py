@@ -16,14 +16,13 @@ from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import (
     Progress,
     RunOptions,
-    min_streams,
     prepare_run_dir,
-    setup_reasons,
 )
 from dbbench.drivers.sequencer.clock import Clock
 from dbbench.drivers.sequencer.config import check_options
 from dbbench.drivers.sequencer.watchdog import Watchdog
 from dbbench.drivers.sysinfo import _cpu, _memory_bytes, engine_info, storage_devices, system_info
+from dbbench.reports.model import default_streams
 
 SLOW_DUCKDB = "SELECT count(*) FROM range(100000000000) t(x) WHERE x % 7 = 3"
 
@@ -35,19 +34,9 @@ SLOW_DUCKDB = "SELECT count(*) FROM range(100000000000) t(x) WHERE x % 7 = 3"
         *[(1000, 7), (3000, 8), (10000, 9), (30000, 10), (100000, 11), (1e6, 11)],
     ],
 )
-def test_min_streams_follows_table_11(sf: float, streams: int) -> None:
-    assert min_streams(sf) == streams
-
-
-def test_setup_reasons_name_every_rule_broken() -> None:
-    assert setup_reasons(RunOptions(sf=1, streams=2)) == []
-    assert setup_reasons(RunOptions(sf=100, streams=5, runs=2)) == []
-    reasons = setup_reasons(RunOptions(sf=0.01, streams=1, runs=1))
-    assert len(reasons) == 3
-    assert "scale factor 0.01 is not an official one" in reasons[0]
-    assert "1 throughput streams, fewer than the minimum 2" in reasons[1]
-    assert "1 performance run(s)" in reasons[2]
-    assert "fewer than the minimum 5" in setup_reasons(RunOptions(sf=100, streams=4))[0]
+def test_default_streams_follow_table_11(sf: float, streams: int) -> None:
+    """The S a run uses unless told (the table itself is stated once, in reports.model)."""
+    assert default_streams(sf) == streams
 
 
 @pytest.mark.parametrize(
@@ -221,3 +210,33 @@ def test_system_and_engine_info_never_show_a_password() -> None:
         engine.close()
     assert "s3cret" not in described.url and "***" in described.url
     assert described.name == "duckdb" and described.version
+
+
+def test_the_sequencer_records_facts_and_leaves_the_verdict_to_its_judge(tmp_path: Path) -> None:
+    """No judge: "not evaluated"; a judge: its verdict; a judge that breaks: the facts are
+    written anyway (and the reports judge them again)."""
+    from dbbench.drivers.sequencer import Benchmark
+    from dbbench.drivers.sequencer.benchmark import Judge
+    from dbbench.reports.model import RESULT_FILE, BenchmarkResult, Compliance, Reason
+
+    def judged(judge: Judge | None, name: str) -> BenchmarkResult:
+        engine = open_engine("duckdb")
+        options = RunOptions(sf=0.01, streams=2)
+        try:
+            bench = Benchmark(engine, "duckdb", options, tmp_path / name, judge=judge)
+            bench.execute(lambda b: None)
+        finally:
+            engine.close()
+        return BenchmarkResult.read(tmp_path / name / RESULT_FILE)
+
+    assert judged(None, "none").compliance.codes == ["not-evaluated"]
+    verdict = Compliance(False, [Reason("sf-not-official", {"sf": 0.01})])
+    assert judged(lambda r: verdict, "judge").compliance == verdict
+
+    def broken(result: BenchmarkResult) -> Compliance:
+        raise ZeroDivisionError("a bug in the judge")
+
+    kept = judged(broken, "broken")
+    assert kept.status == "complete" and kept.compliance.codes == ["not-evaluated"]
+    events = read_journal(tmp_path / "broken" / "journal.jsonl")
+    assert any(e["event"] == "judge_failed" and "ZeroDivisionError" in e["error"] for e in events)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dbbench.drivers.errors import DriversError
-from dbbench.drivers.url import EngineURL, option_flag, parse_url, redact
+from dbbench.drivers.url import parse_url, redact
 
 SECRET = "s3cr#t:p@ss/word"
 ENCODED = "s3cr%23t%3Ap%40ss%2Fword"
@@ -95,12 +95,3 @@ def test_bad_urls_are_one_line_without_password(text: str) -> None:
     message = str(info.value)
     assert "hunter2" not in message
     assert "\n" not in message
-
-
-def test_option_flag() -> None:
-    url = EngineURL("duckdb", query={"keys": "Yes", "indexes": "0", "odd": "maybe"})
-    assert option_flag(url, "keys", False) is True
-    assert option_flag(url, "indexes", True) is False
-    assert option_flag(url, "absent", True) is True
-    with pytest.raises(DriversError, match="odd='maybe'"):
-        option_flag(url, "odd", False)

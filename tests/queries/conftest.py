@@ -1,91 +1,19 @@
-"""Engines loaded with small data for the query tests, and the cached SF1 DuckDB database.
-
-Each server test gets a private database (dropped at the end), so test runs and other suites
-sharing the server's ``test`` database never see each other's tables.
-"""
+"""The cached SF1 DuckDB database of the query tests. (Engines loaded with small data for
+the cross-engine checks: the shared engine matrix, ``tests/engines``.)"""
 
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from dbbench.drivers.engine import STATE_NEXT_UPDATE_SET, Engine
+from dbbench.drivers.engine import STATE_NEXT_UPDATE_SET
 from dbbench.drivers.errors import DriversError
-from dbbench.drivers.loader import check_loaded, kit_version, load_database
+from dbbench.drivers.loader import check_loaded, load_database
 from dbbench.drivers.registry import open_engine
-
-SMALL_SF = 0.01
-PRIVATE_DB = f"dbbench_queries_{os.getpid()}"
-
-
-def _postgres_db(base_url: str) -> Iterator[str]:
-    import psycopg
-
-    admin = base_url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f"drop database if exists {PRIVATE_DB}")
-        conn.execute(f"create database {PRIVATE_DB}")
-    yield base_url.rsplit("/", 1)[0] + f"/{PRIVATE_DB}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f"drop database if exists {PRIVATE_DB} with (force)")
-
-
-def _mariadb_db(base_url: str) -> Iterator[str]:
-    import pymysql
-
-    def run(sql: str) -> None:
-        conn = pymysql.connect(host="127.0.0.1", port=3306, user="root", password="")
-        try:
-            conn.cursor().execute(sql)
-        finally:
-            conn.close()
-
-    run(f"drop database if exists {PRIVATE_DB}")
-    run(f"create database {PRIVATE_DB}")
-    yield base_url.rsplit("/", 1)[0] + f"/{PRIVATE_DB}"
-    run(f"drop database if exists {PRIVATE_DB}")
-
-
-@pytest.fixture(scope="session")
-def duckdb_small(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    """The reference engine of the cross-engine checks: DuckDB with SF 0.01."""
-    engine = open_engine(f"duckdb:///{tmp_path_factory.mktemp('duckdb') / 'sf001.duckdb'}")
-    load_database(engine, SMALL_SF, jobs=1)
-    yield engine
-    engine.close()
-
-
-@pytest.fixture(
-    scope="session",
-    params=[
-        pytest.param("postgresql", marks=pytest.mark.postgresql),
-        pytest.param("mysql", marks=pytest.mark.mariadb),
-        "sqlite",
-    ],
-)
-def other_small(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Engine]:
-    """PostgreSQL, MariaDB (SQLAlchemy + pymysql) and SQLite, each with SF 0.01."""
-    name: str = request.param
-    databases: Iterator[str]
-    if name == "postgresql":
-        databases = _postgres_db(request.getfixturevalue("pg_base_url"))
-    elif name == "mysql":
-        databases = _mariadb_db(request.getfixturevalue("mariadb_base_url"))
-    else:
-        databases = iter([f"sqlite:///{tmp_path_factory.mktemp('sqlite') / 'sf001.db'}"])
-    engine = open_engine(next(databases))
-    try:
-        load_database(engine, SMALL_SF, jobs=1)
-        yield engine
-    finally:
-        engine.close()
-        next(databases, None)  # drop the private database
+from dbbench.reports.model import kit_version
 
 
 def _cache_dir() -> Path:

@@ -60,7 +60,7 @@ def test_qgen_negative_seed_as_qgen(capsys: pytest.CaptureFixture[str]) -> None:
     [
         (["qgen", "23"], "unknown query 23"),
         (["qgen", "-r", "x1"], "seed must be an integer"),
-        (["qgen", "-s", "0"], "scale factor must be a positive number"),
+        (["qgen", "-s", "0"], "scale factor must be a positive finite number, got '0'"),
         (["qgen", "--dialect", "oracle"], "unknown SQL dialect 'oracle'"),
         (["qgen", "-p", "-2"], "stream must be a non-negative integer"),
     ],

@@ -10,7 +10,6 @@ from dbbench.reports.model import (
     EngineInfo,
     Interval,
     LoadResult,
-    QueryValidation,
     RunResult,
     SystemInfo,
 )
@@ -113,6 +112,5 @@ def make_result(
             steps={"load": 80.0, "keys": 10.0, "analyze": 5.4},
         ),
         runs=runs,
-        validation=[QueryValidation(q, True, q, q) for q in range(1, 23)],
         compliance=Compliance(True, []),
     )

@@ -8,8 +8,9 @@ import pytest
 
 from dbbench.reports.analysis import COLUMNS
 from dbbench.reports.chart import render_svg, value_axis
+from dbbench.reports.formats import render
 from dbbench.reports.model import BenchmarkResult
-from dbbench.reports.render import build, chart_svg, render
+from dbbench.reports.render import build, chart_svg
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,15 @@ import pytest
 from reports_fixtures import ROOT, make_result
 
 from dbbench.cli import main
+from dbbench.reports.compare import Landscape
+from dbbench.reports.errors import ReportsError
+from dbbench.reports.formats import (
+    COMPARE_FORMATS,
+    FORMATS,
+    REPORT_FORMATS,
+    choices_text,
+    render_landscape,
+)
 
 PUBLISHED = sorted((ROOT / "examples" / "published").glob("*.toml"))
 X4600_SHEET = ROOT / "examples" / "cost-sheets" / "sun-fire-x4600-m2-300gb.toml"
@@ -59,6 +68,20 @@ def test_missing_or_foreign_result_is_a_one_line_error(
 
 def test_unknown_format_is_a_usage_error(run_dir: Path) -> None:
     assert main(["report", str(run_dir), "--format", "pdf"]) == 2
+
+
+def test_format_choices_and_help_come_from_the_one_registry(
+    run_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert REPORT_FORMATS == tuple(FORMATS) == ("text", "md", "html", "json")
+    assert COMPARE_FORMATS == ("text", "md", "html")  # json renders no landscape
+    for command, choices in (("report", REPORT_FORMATS), ("compare", COMPARE_FORMATS)):
+        assert main([command, "--help"]) == 0
+        assert f"{choices_text(choices)}." in " ".join(capsys.readouterr().out.split())
+    assert main(["compare", str(run_dir), "--format", "json"]) == 2
+    assert "'json' is not one of text, md, html" in capsys.readouterr().err
+    with pytest.raises(ReportsError, match=r"unknown compare format 'json'"):
+        render_landscape(Landscape(rows=[], baseline="", warnings=[], ratios=[]), "json")
 
 
 def test_compare_published_records_sorted_by_qphh(capsys: pytest.CaptureFixture[str]) -> None:
@@ -118,11 +141,14 @@ def test_compare_local_runs_with_cost_sheet_and_ratios(
 
 def test_reports_import_nothing_from_the_pipeline() -> None:
     code = (
-        "import sys, reports.render, reports.render_compare, reports.loading, reports.schema\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('dbgen','queries','drivers'))\n"
+        "import sys, dbbench.reports.formats, dbbench.reports.loading, dbbench.reports.schema\n"
+        "import dbbench.reports.render, dbbench.reports.compare\n"
+        "pipeline = ('dbgen', 'queries', 'drivers')\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in pipeline\n"
+        "             or m.split('.')[:2] in [['dbbench', p] for p in pipeline])\n"
         "assert not bad, bad\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT / "tests")
 
 
 def test_write_reports_takes_a_cost_sheet_path(tmp_path: Path) -> None:

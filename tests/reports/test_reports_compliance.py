@@ -5,8 +5,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from dbbench.reports.model import BenchmarkResult
-from dbbench.reports.render import render
+import pytest
+
+from dbbench.reports.compliance import MESSAGES, judge, message, messages
+from dbbench.reports.formats import render
+from dbbench.reports.model import BenchmarkResult, Reason, not_evaluated
 from dbbench.reports.summary import build_report
 
 Factory = Callable[..., BenchmarkResult]
@@ -25,14 +28,18 @@ def test_the_hand_built_result_is_compliant(result: BenchmarkResult) -> None:
 def test_unofficial_scale_factor_is_labelled_but_numbers_are_shown(factory: Factory) -> None:
     report = build_report(factory(scale_factor=0.01))
     assert not report.compliance.compliant
-    assert any("scale factor 0.01 is not an official" in r for r in report.compliance.reasons)
+    assert any("scale factor 0.01 is not an official" in r for r in report.reasons)
+    assert report.compliance.codes == ["sf-not-official"]
     assert report.headline.qphh is not None  # still computed, for information
     assert report.headline.power == 19.2
 
 
 def test_too_few_streams_for_the_scale_factor(factory: Factory) -> None:
     report = build_report(factory(scale_factor=100, streams=2))
-    assert "2 throughput streams; SF 100 needs at least 5" in report.compliance.reasons
+    assert "2 throughput streams; SF 100 needs at least 5" in report.reasons
+    assert report.compliance.reasons[0] == Reason(
+        "streams-below-minimum", {"streams": 2, "sf": 100, "minimum": 5}
+    )
 
 
 def test_a_failed_query_is_never_dropped_from_a_metric(result: BenchmarkResult) -> None:
@@ -43,9 +50,7 @@ def test_a_failed_query_is_never_dropped_from_a_metric(result: BenchmarkResult) 
     first = report.runs[0]
     assert first.power is None and first.qphh is None
     assert first.throughput is not None
-    assert (
-        "run 1: Q9 of the power test failed (error): division by zero" in report.compliance.reasons
-    )
+    assert "run 1: Q9 of the power test failed (error): division by zero" in report.reasons
     assert report.headline.qphh is None
     assert "not computed" in report.headline.qphh_note
     md = render(result, "md")
@@ -58,7 +63,8 @@ def test_a_missing_interval_is_reported(result: BenchmarkResult) -> None:
     run.intervals = [iv for iv in run.intervals if not (iv.stream == 2 and iv.query == 5)]
     report = build_report(result)
     assert report.runs[1].throughput is None
-    assert any("throughput stream 2 has no interval for Q5" in r for r in report.compliance.reasons)
+    assert any("throughput stream 2 has no interval for Q5" in r for r in report.reasons)
+    assert "interval-missing" in report.compliance.codes
 
 
 def test_a_reused_update_set_is_labelled(result: BenchmarkResult) -> None:
@@ -68,36 +74,73 @@ def test_a_reused_update_set_is_labelled(result: BenchmarkResult) -> None:
             iv.update_set -= 3  # run 2 consumes run 1's sets again
     second.update_sets = [s - 3 for s in second.update_sets]
     report = build_report(result)
-    assert "update set(s) 1, 2, 3 used by more than one refresh pair" in report.compliance.reasons
+    assert "update set(s) 1, 2, 3 used by more than one refresh pair" in report.reasons
 
 
-def test_single_run_reused_load_and_failed_validation(result: BenchmarkResult) -> None:
+def test_single_run_and_reused_load(result: BenchmarkResult) -> None:
     result.runs = result.runs[:1]
     assert result.load is not None
     result.load = dataclasses.replace(result.load, reused=True)
-    result.validation[2].passed = False
-    reasons = build_report(result).compliance.reasons
-    assert "the performance test needs 2 runs, the result has 1" in reasons
-    assert any("already loaded database was reused" in r for r in reasons)
-    assert "query validation failed for Q3" in reasons
-
-
-def test_reasons_recorded_by_the_driver_are_kept(result: BenchmarkResult) -> None:
-    result.compliance.compliant = False
-    result.compliance.reasons = ["the server restarted during run 2"]
     report = build_report(result)
-    assert report.compliance.reasons == ["the server restarted during run 2"]
+    assert "the performance test needs 2 runs, the result has 1" in report.reasons
+    assert any("already loaded database was reused" in r for r in report.reasons)
+    assert report.compliance.codes == ["runs-not-two", "load-reused"]
+    result.config["command"] = "power"  # the power test on its own: said precisely
+    assert build_report(result).compliance.codes == ["runs-not-two", "load-not-in-invocation"]
 
 
-def test_a_driver_reason_on_a_topic_checked_here_is_not_listed_twice(factory: Factory) -> None:
-    result = factory(scale_factor=0.01)
-    result.compliance.reasons = [
-        "scale factor 0.01 is not an official one (1, 10, ...)",
-        "the journal could not be synced",
+def test_more_runs_than_two_are_not_compliant_either(result: BenchmarkResult) -> None:
+    third = dataclasses.replace(result.runs[1], number=3, intervals=[], update_sets=[])
+    result.runs.append(third)
+    assert "runs-not-two" in build_report(result).compliance.codes
+
+
+def test_problems_recorded_by_the_driver_are_kept(result: BenchmarkResult) -> None:
+    result.errors = ["the server restarted during run 2"]
+    report = build_report(result)
+    assert report.reasons == [
+        "1 problem(s) recorded during the run, the first: the server restarted during run 2"
     ]
-    reasons = build_report(result).compliance.reasons
+
+
+def test_the_stored_verdict_is_never_merged_the_facts_are_judged_again(
+    factory: Factory,
+) -> None:
+    """Reports judge the facts; a verdict stored in the file (by an older kit, by hand, or
+    by the run) neither adds reasons nor hides them, so nothing is listed twice."""
+    result = factory(scale_factor=0.01)
+    result.compliance.compliant = True
+    result.compliance.reasons = [Reason("sf-not-official", {"sf": 0.01, "official": "1, 10"})]
+    reasons = build_report(result).reasons
     assert sum(r.startswith("scale factor") for r in reasons) == 1
-    assert "the journal could not be synced" in reasons
+    assert build_report(result).compliance == judge(result)
+
+
+def test_every_rule_broken_at_setup_is_named(factory: Factory) -> None:
+    """What the driver used to decide on its own (setup_reasons), now judged here."""
+    assert judge(factory(scale_factor=1, streams=2)).compliant
+    assert judge(factory(scale_factor=100, streams=5)).compliant
+    small = factory(scale_factor=0.01, streams=1)
+    small.runs = small.runs[:1]
+    assert judge(small).codes == ["sf-not-official", "runs-not-two"]
+    assert judge(factory(scale_factor=100, streams=4)).codes == ["streams-below-minimum"]
+
+
+@pytest.mark.parametrize("code", sorted(MESSAGES))
+def test_every_code_has_a_message_that_formats(code: str) -> None:
+    facts = {
+        "sf": 0.5, "official": "1, 10", "streams": 1, "minimum": 2, "runs": 1, "status": "partial",
+        "run": 1, "what": "Q1", "where": "power test", "error": "boom", "count": 3,
+        "sets": "1, 2",
+        "first": "Q1 failed", "text": "an old reason", "stream": 2,
+    }  # fmt: skip
+    text = message(Reason(code, facts))
+    assert text and "{" not in text and code not in text
+
+
+def test_an_unknown_code_from_a_newer_kit_is_shown_not_dropped() -> None:
+    assert message(Reason("newer-rule", {"x": 1})) == "newer-rule {'x': 1}"
+    assert messages(not_evaluated()) == ["not evaluated"]
 
 
 def test_a_partial_result_still_renders_every_format(result: BenchmarkResult) -> None:
@@ -110,15 +153,15 @@ def test_a_partial_result_still_renders_every_format(result: BenchmarkResult) ->
     report = build_report(result)
     assert report.runs[0].power == 1921.9
     assert report.runs[0].throughput is None and report.headline.qphh is None
-    assert "the benchmark is partial, not complete" in report.compliance.reasons
+    assert "the benchmark is partial, not complete" in report.reasons
     for fmt in ("text", "md", "html", "json"):
         assert "1,921.9" in render(result, fmt) or "1921.9" in render(result, fmt)
 
 
 def test_an_empty_result_renders(result: BenchmarkResult) -> None:
-    result.runs, result.load, result.validation = [], None, []
+    result.runs, result.load = [], None
     result.status = "failed"
     for fmt in ("text", "md", "html", "json"):
         assert "n/a" in render(result, fmt) or '"qphh": null' in render(result, fmt)
-    reasons = build_report(result).compliance.reasons
+    reasons = build_report(result).reasons
     assert "no load test was recorded" in reasons

@@ -81,7 +81,8 @@ def test_html_report_renders_offline_without_errors(
         page.call("Page.navigate", url=url)
         page.wait_for("Page.loadEventFired")
         state = page.evaluate(
-            "({title: document.title, bars: document.querySelectorAll('svg.chart rect').length,"
+            "({title: document.title,"
+            " bars: document.querySelectorAll('svg.chart rect.pw, svg.chart rect.tp').length,"
             " qphh: document.getElementById('qphh').textContent,"
             " height: document.body.scrollHeight})"
         )

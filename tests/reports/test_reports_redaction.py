@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dbbench.reports.formats import REPORT_FORMATS, render
 from dbbench.reports.model import BenchmarkResult
 from dbbench.reports.redact import redact_text
-from dbbench.reports.render import FORMATS, render, write_reports
+from dbbench.reports.render import write_reports
 
 SECRET = "Sup3r-S3cret-pw"
 
@@ -23,7 +24,7 @@ def _leaky(result: BenchmarkResult) -> BenchmarkResult:
 
 def test_no_format_contains_the_password(result: BenchmarkResult, tmp_path: Path) -> None:
     leaky = _leaky(result)
-    for fmt in FORMATS:
+    for fmt in REPORT_FORMATS:
         text = render(leaky, fmt)
         assert SECRET not in text, f"{fmt} report leaks the password"
     for path in write_reports(leaky, tmp_path):

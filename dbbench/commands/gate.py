@@ -1,0 +1,68 @@
+"""``dbbench gate``: fail a CI job when a candidate result regressed against a baseline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from dbbench.errors import ExitCode
+from dbbench.reports.errors import ReportsError
+from dbbench.reports.gate import DEFAULT_MIN_DELTA, gate, pooled
+from dbbench.reports.loading import load_result
+from dbbench.reports.render_compare import label_for
+from dbbench.reports.render_gate import GATE_FORMATS, render_gate, verdict_line
+
+
+def gate_command(
+    baseline: Annotated[Path, typer.Argument(help="The baseline result or run directory.")],
+    candidate: Annotated[Path, typer.Argument(help="The candidate result or run directory.")],
+    fail_over: Annotated[
+        float,
+        typer.Option("--fail-over", help="Fail when a query slowed by more than PCT percent."),
+    ] = 10.0,
+    min_delta: Annotated[
+        float,
+        typer.Option("--min-delta", help="Ignore slow-downs smaller than SECONDS."),
+    ] = DEFAULT_MIN_DELTA,
+    refresh: Annotated[
+        bool, typer.Option("--refresh", help="Judge RF1 and RF2 too (state-dependent).")
+    ] = False,
+    more_baselines: Annotated[
+        list[Path] | None,
+        typer.Option("--baseline", "-b", help="Another result of the baseline (repeat)."),
+    ] = None,
+    more_candidates: Annotated[
+        list[Path] | None,
+        typer.Option("--candidate", "-c", help="Another result of the candidate (repeat)."),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Compare even when not comparable.")
+    ] = False,
+    format: Annotated[str, typer.Option("--format", "-f", help="text, md or json.")] = "text",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
+) -> None:
+    """Compare per query (noise-aware); exit 4 when the candidate regressed. Further results
+    of either side (-b, -c) are pooled: more samples, a better view of the noise."""
+    if format not in GATE_FORMATS:
+        raise typer.BadParameter(f"{format!r} is not one of {', '.join(GATE_FORMATS)}")
+    if min_delta < 0:
+        raise ReportsError(f"--min-delta must be >= 0, not {min_delta}")
+    base = pooled([load_result(p) for p in [baseline, *(more_baselines or [])]])
+    cand = pooled([load_result(p) for p in [candidate, *(more_candidates or [])]])
+    result = gate(base, cand, fail_over, min_delta=min_delta, force=force, refresh=refresh)
+    text = render_gate(result, label_for(baseline), label_for(candidate), format)
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+        typer.echo(verdict_line(result), err=True)
+    if not result.passed:
+        raise typer.Exit(ExitCode.REGRESSION)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``gate`` to the app."""
+    app.command("gate")(gate_command)

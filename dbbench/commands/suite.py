@@ -1,0 +1,126 @@
+"""``dbbench suite FILE -o DIR``: every engine of a suite file under one setting, compared.
+
+Each entry (engine x scale factor x repetition) is a whole benchmark in its own run
+directory under DIR, run with the same kit and the same seeds. A failed entry is marked and
+the others still run; re-running the suite resumes: entries that finished with the same
+settings are not run again unless ``--rerun``. At the end DIR holds ``suite.json`` (the
+index) and ``comparison.md``/``.html``/``.json``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from dbbench.commands.study_runner import engine_url, run_benchmark
+from dbbench.commands.suite_file import Suite, load_suite
+from dbbench.drivers.sequencer import Benchmark, RunOptions
+from dbbench.drivers.url import redact
+from dbbench.errors import ExitCode
+from dbbench.reports.costsheet import load_cost_sheet
+from dbbench.reports.loading import load_result
+from dbbench.reports.model import default_streams
+from dbbench.reports.suite_report import EntryRecord, SuiteIndex, write_suite_reports
+
+
+def _options(suite: Suite, sf: float) -> RunOptions:
+    return RunOptions(
+        sf=sf,
+        streams=suite.streams or default_streams(sf),
+        runs=suite.runs,
+        seed=suite.seed,
+        query_timeout=suite.query_timeout,
+        telemetry_interval=suite.telemetry_interval,
+    )
+
+
+def _entries(suite: Suite) -> list[tuple[EntryRecord, str, Path | None]]:
+    out = []
+    for sf in suite.scale_factors:
+        for engine in suite.engines:
+            for rep in range(1, suite.repetitions + 1):
+                run_dir = f"{engine.name}-sf{sf:g}" + (f"-r{rep}" if suite.repetitions > 1 else "")
+                record = EntryRecord(engine.name, redact(engine.url), sf, rep, run_dir)
+                if engine.cost_sheet is not None:
+                    record.cost_sheet = str(engine.cost_sheet.resolve())
+                out.append((record, engine.url, engine.cost_sheet))
+    return out
+
+
+def _finished(run_dir: Path, options: RunOptions) -> bool:
+    """A complete result of the same settings is already there."""
+    if not (run_dir / "result.json").is_file():
+        return False
+    try:
+        result = load_result(run_dir)
+    except Exception:
+        return False
+    cfg = result.config
+    return (
+        result.status == "complete"
+        and not result.errors
+        and result.scale_factor == options.sf
+        and cfg.get("streams") == options.streams
+        and cfg.get("runs") == options.runs
+        and cfg.get("seed") == options.seed
+    )
+
+
+def suite(
+    file: Annotated[Path, typer.Argument(help="The suite file (TOML).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory of the whole suite.")],
+    rerun: Annotated[bool, typer.Option("--rerun", help="Run finished entries again too.")] = False,
+) -> None:
+    """Run every engine of a suite file and write one comparison."""
+    spec = load_suite(file)
+    sheets = {e.name: load_cost_sheet(e.cost_sheet) for e in spec.engines if e.cost_sheet}
+    out.mkdir(parents=True, exist_ok=True)
+    index = SuiteIndex(str(file), spec.baseline)
+    entries = _entries(spec)
+    index.entries = [record for record, _, _ in entries]
+    index.write(out)
+    for record, url, _ in entries:
+        options = _options(spec, record.scale_factor)
+        run_dir = out / record.run_dir
+        label = f"{record.name} SF {record.scale_factor:g}" + (
+            f" #{record.repetition}" if spec.repetitions > 1 else ""
+        )
+        if not rerun and _finished(run_dir, options):
+            record.status = "ok"
+            typer.echo(f"suite: {label}: finished before, kept (--rerun runs it again)", err=True)
+            continue
+        typer.echo(f"suite: {label}: running", err=True)
+        record.started = time.time()
+
+        def steps(bench: Benchmark, runs: int = options.runs) -> None:
+            bench.load()
+            for number in range(1, runs + 1):
+                bench.performance_run(number)
+
+        outcome = run_benchmark(
+            engine_url(url, run_dir), options, run_dir, steps, command="suite",
+            cost_sheet=sheets.get(record.name),
+        )  # fmt: skip
+        record.finished = time.time()
+        record.status, record.message = outcome.status, outcome.message
+        index.write(out)
+        typer.echo(f"suite: {label}: {outcome.status} {outcome.message}".rstrip(), err=True)
+    index.write(out)
+    for path in write_suite_reports(out):
+        typer.echo(f"comparison: {path}")
+    bad = [r for r in index.entries if r.status != "ok"]
+    if bad:
+        names = ", ".join(f"{r.run_dir} ({r.status})" for r in bad)
+        typer.echo(
+            f"dbbench: {len(bad)} of {len(index.entries)} entries did not finish cleanly: {names}",
+            err=True,
+        )
+        raise typer.Exit(ExitCode.INVALID_RUN)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``suite`` to the app."""
+    app.command("suite")(suite)

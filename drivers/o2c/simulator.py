@@ -1,0 +1,568 @@
+"""Simulated o2c users: asyncio tasks with think time over a bounded pool of work processes.
+
+Like SAP's dispatcher, a user whose think time has expired queues for one of ``W`` work
+processes (each holds one database connection); the dialog response time is the wait for a
+work process plus the database call, measured from the instant the think time expired
+(scheduled, not observed: a lagging event loop shows up as response time, never hides it).
+Each dialog step is one short transaction; nothing stays open while a user thinks.
+
+Phases: users log on evenly over the ramp-up; the steady-state window starts one think time
+after the last log-on (every user has worked) and alone is measured; then users stop and
+in-flight steps finish (ramp-down). Every step of every phase is recorded; the reports
+select the window.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dbbench.drivers.engine import Engine, Session
+from dbbench.drivers.errors import ConnectionLostError, DriversError
+from dbbench.drivers.o2c.setup import Prepared, UserData, begin_sql, transaction, user_data
+from dbbench.queries import o2c as q
+from dbbench.reports.model import O2CProbe, O2CSteps
+
+INTERRUPTED = "interrupted"
+#: Seconds between appends to a run's step journal.
+JOURNAL_INTERVAL = 2.0
+#: Seconds the ramp-down waits for in-flight steps before giving up on them.
+RAMPDOWN_LIMIT = 60.0
+
+
+@dataclass
+class RunConfig:
+    users: int
+    think: float = 10.0
+    think_dist: str = "fixed"  # fixed (SAP) or exp (negative exponential, same mean)
+    rampup: float | None = None  # default: one think time, at least 1 s
+    steady: float = 300.0
+    work_processes: int | None = None  # default: min(users, 2 x CPUs, 4 at least)
+    seed: int = 1
+    progress_interval: float = 10.0
+
+    def validate(self) -> None:
+        if self.users <= 0:
+            raise DriversError(f"users must be a positive number, not {self.users}")
+        if self.think < 0:
+            raise DriversError(f"think time must not be negative, not {self.think:g} s")
+        if self.steady <= 0:
+            raise DriversError(f"the steady-state window must be positive, not {self.steady:g} s")
+        if self.rampup is not None and self.rampup < 0:
+            raise DriversError(f"ramp-up must not be negative, not {self.rampup:g} s")
+        if self.work_processes is not None and self.work_processes <= 0:
+            raise DriversError(f"work processes must be positive, not {self.work_processes}")
+        if self.think_dist not in ("fixed", "exp"):
+            raise DriversError(f"think-time distribution {self.think_dist!r}: fixed or exp")
+
+    def pool_size(self) -> int:
+        if self.work_processes is not None:
+            return min(self.work_processes, self.users)
+        return min(self.users, max(4, 2 * (os.cpu_count() or 1)))
+
+    def rampup_seconds(self) -> float:
+        return self.rampup if self.rampup is not None else max(1.0, self.think)
+
+
+@dataclass
+class Progress:
+    """What a progress line shows."""
+
+    phase: str
+    elapsed: float
+    logged_on: int
+    users: int
+    steps_per_second: float
+    avg_rt: float
+    errors: int
+    remaining: float
+
+
+@dataclass
+class UserState:
+    data: UserData
+    lo: int
+    hi: int
+    rng: random.Random
+    next_seq: int = 0
+    needs_logon: bool = True
+    step: int = 1  # the next step of the loop, 1..15
+    orderkey: int = 0
+    order_day: int = 0
+    lines: list[q.Line] = field(default_factory=list)
+    stock: dict[tuple[int, int], int] = field(default_factory=dict)
+    invoice_cents: int = 0
+
+
+class Fatal(Exception):
+    """The run cannot go on (the server went away)."""
+
+
+class Simulator:
+    def __init__(
+        self,
+        engine: Engine,
+        prepared: Prepared,
+        config: RunConfig,
+        progress: Callable[[Progress], None] | None = None,
+        journal: Path | None = None,
+    ) -> None:
+        config.validate()
+        if config.users > prepared.users:
+            raise DriversError(
+                f"{config.users} users, but the database is prepared for {prepared.users}: "
+                f"run `dbbench o2c prepare --users {config.users}` (after cleanup)"
+            )
+        q.order_list(0, engine.dialect)  # an engine whose SQL dialect the steps lack: now
+        self.engine = engine
+        self.prepared = prepared
+        self.config = config
+        self.progress = progress
+        self.journal = journal
+        self.journaled = 0
+        self.begin = begin_sql(engine)
+        self.rec = O2CSteps()
+        self.errors: list[str] = []
+        self.error_count = 0
+        self.logged_on = 0
+        self.fatal: str | None = None
+        self.stop: asyncio.Event | None = None
+
+    # -- the dialog steps (run in a work-process thread) --------------------------------------
+    def _run_step(self, s: Session, u: UserState, step: int) -> None:
+        d = u.data
+        if step == 0:
+            top = s.query(q.logon(u.lo, u.hi)).rows[0][0]
+            u.next_seq = 0 if top is None else int(top) - u.lo + 1
+            if u.next_seq >= u.hi - u.lo:
+                raise DriversError(f"user {d.user} has used every order key of its block")
+            return
+        if step == 1:
+            s.query(q.initial_screen(d.custkey))
+        elif step == 2:
+            s.query(q.credit_check(d.custkey, u.lo, u.hi))
+        elif step == 3:
+            prices = {int(r[0]): r[2] for r in s.query(q.item_prices(d.parts)).rows}
+            best: dict[int, tuple[int, int]] = {}
+            for part, supp, avail, _ in s.query(q.availability(d.parts)).rows:
+                if int(part) not in best or int(avail) > best[int(part)][1]:
+                    best[int(part)] = (int(supp), int(avail))
+            u.orderkey = u.lo + u.next_seq
+            u.order_day = u.next_seq % 1000
+            u.lines = []
+            for i, part in enumerate(d.parts[: q.LINES_PER_ORDER]):
+                qty = u.rng.randint(1, 10)
+                price = round(float(prices[part]) * 100) * qty
+                supp = best[part][0]
+                u.lines.append(
+                    q.Line(i + 1, part, supp, qty, price, u.rng.randint(0, 10), u.rng.randint(0, 8))
+                )
+        elif step == 4:
+            u.next_seq += 1  # the key is spent even if the commit's answer is lost
+            transaction(
+                s, q.save_order(u.orderkey, d.custkey, d.user, u.lines, u.order_day), self.begin
+            )
+        elif step == 5:
+            s.query(q.order_lines(u.orderkey))
+            s.query(q.stock_of(u.lines))
+        elif step == 6:
+            transaction(s, q.save_delivery(u.orderkey, u.order_day), self.begin)
+        elif step == 7:
+            s.query(q.order_overview(u.orderkey))
+        elif step == 8:
+            s.query(q.item_detail(u.orderkey, u.rng.randint(1, q.LINES_PER_ORDER)))
+        elif step == 9:
+            s.query(q.order_lines(u.orderkey))
+        elif step == 10:
+            rows = s.query(q.stock_of(u.lines)).rows
+            u.stock = {(int(p), int(sp)): int(a) for p, sp, a in rows}
+        elif step == 11:
+            s.execute(self.begin)
+            try:  # the stock is read again inside the transaction: it decides replenishment
+                rows = s.query(q.stock_of(u.lines)).rows
+                u.stock = {(int(p), int(sp)): int(a) for p, sp, a in rows}
+                for sql in q.post_goods_issue(u.orderkey, u.lines, u.stock, u.order_day + 3):
+                    s.execute(sql)
+                s.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    s.execute("ROLLBACK")
+                raise
+        elif step == 12:
+            s.query(q.customer_lookup(d.custkey))
+        elif step == 13:
+            s.query(q.order_list(d.custkey, self.engine.dialect))
+        elif step == 14:
+            s.query(q.order_lines(u.orderkey))
+            u.invoice_cents = sum(q.line_total_cents(ln) for ln in u.lines)
+        elif step == 15:
+            transaction(s, q.save_invoice(u.orderkey, d.custkey, u.invoice_cents), self.begin)
+
+    def run_loops(self, user: int, loops: int) -> None:
+        """One user's log-on and ``loops`` whole loops, back to back on one connection
+        (no think time, no pool): the workload's business logic without the simulation."""
+        data = next(d for d in user_data(self.engine, self.prepared, user + 1) if d.user == user)
+        lo, hi = self.prepared.key_range(user)
+        u = UserState(data, lo, hi, random.Random(self.config.seed * 1_000_003 + user))
+        s = self.engine.session()
+        try:
+            for step in [0] + list(range(1, q.STEPS_PER_LOOP + 1)) * loops:
+                self._run_step(s, u, step)
+        finally:
+            s.close()
+
+    # -- the event loop ----------------------------------------------------------------------
+    def run(self) -> O2CProbe:
+        cfg = self.config
+        users = user_data(self.engine, self.prepared, cfg.users)
+        w = cfg.pool_size()
+        sessions = [self.engine.session() for _ in range(w)]
+        start_epoch = time.time()
+        probe = O2CProbe(
+            users=cfg.users,
+            think=cfg.think,
+            think_dist=cfg.think_dist,
+            work_processes=w,
+            rampup=cfg.rampup_seconds(),
+            start=start_epoch,
+            window_start=0.0,
+            window_end=0.0,
+            end=0.0,
+            steps=self.rec,
+            errors=self.errors,
+        )
+        executor = ThreadPoolExecutor(max_workers=w, thread_name_prefix="o2c-wp")
+        try:
+            asyncio.run(self._main(users, sessions, executor, probe))
+        except KeyboardInterrupt:
+            self.errors.append(f"{INTERRUPTED} (Ctrl-C or kill): the run stopped early")
+        finally:
+            executor.shutdown(wait=True, cancel_futures=True)
+            for s in sessions:
+                s.close()
+        probe.logged_on = self.logged_on
+        if self.fatal is not None or probe.end < probe.window_end or probe.window_end == 0:
+            probe.status = "failed" if self.fatal is not None else "partial"
+        else:
+            probe.status = "complete"
+        return probe
+
+    async def _main(
+        self,
+        users: list[UserData],
+        sessions: list[Session],
+        executor: ThreadPoolExecutor,
+        probe: O2CProbe,
+    ) -> None:
+        cfg = self.config
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        pool: asyncio.Queue[Session] = asyncio.Queue()
+        for s in sessions:
+            pool.put_nowait(s)
+        rampup = cfg.rampup_seconds()
+        window_start = rampup + cfg.think
+        probe.window_start = window_start
+        probe.window_end = window_start + cfg.steady
+        stop = self.stop = asyncio.Event()
+        tasks = [
+            asyncio.create_task(self._user(i, d, t0, pool, executor, sessions, stop))
+            for i, d in enumerate(users)
+        ]
+        reporter = asyncio.create_task(self._report(t0, probe, stop))
+        journaler = asyncio.create_task(self._journal(stop)) if self.journal else None
+        cpu0: tuple[float, tuple[int, int] | None] | None = None
+        try:
+            await self._sleep_until(t0 + window_start, stop)
+            cpu0 = (time.process_time(), _host_jiffies())
+            await self._sleep_until(t0 + probe.window_end, stop)
+        finally:
+            if cpu0 is not None:
+                probe.driver_cpu_seconds = time.process_time() - cpu0[0]
+                probe.host_cpu_busy = _busy(cpu0[1], _host_jiffies())
+                probe.host_cpus = os.cpu_count()
+            stop.set()
+            # ramp-down: thinking users stop now, in-flight steps finish
+            _done, pending = await asyncio.wait(tasks, timeout=RAMPDOWN_LIMIT)
+            for t in pending:
+                t.cancel()
+            reporter.cancel()
+            if journaler is not None:
+                journaler.cancel()
+            self._flush_journal()
+            probe.end = loop.time() - t0
+            if pending:
+                self.errors.append(f"ramp-down: {len(pending)} users did not finish their step")
+
+    async def _sleep_until(self, when: float, stop: asyncio.Event) -> None:
+        delay = when - asyncio.get_running_loop().time()
+        if delay > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=delay)
+
+    async def _journal(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            await asyncio.sleep(JOURNAL_INTERVAL)
+            self._flush_journal()
+
+    def _flush_journal(self) -> None:
+        """Append the steps recorded since the last flush (a SIGKILL loses at most
+        :data:`JOURNAL_INTERVAL` seconds of them)."""
+        if self.journal is None:
+            return
+        r, start, stop = self.rec, self.journaled, len(self.rec.step)
+        if start == stop:
+            return
+        with self.journal.open("a", encoding="utf-8") as f:
+            f.writelines(
+                f"{r.step[i]},{r.user[i]},{r.due[i]},{r.wait[i]},{r.db[i]},{r.ok[i]}\n"
+                for i in range(start, stop)
+            )
+            f.flush()
+            os.fsync(f.fileno())
+        self.journaled = stop
+
+    async def _report(self, t0: float, probe: O2CProbe, stop: asyncio.Event) -> None:
+        if self.progress is None:
+            return
+        loop = asyncio.get_running_loop()
+        seen = 0
+        last = loop.time()
+        while not stop.is_set():
+            await asyncio.sleep(self.config.progress_interval)
+            now = loop.time()
+            n = len(self.rec.step)
+            recent = range(seen, n)
+            rts = [self.rec.wait[i] + self.rec.db[i] for i in recent]
+            el = now - t0
+            phase = (
+                "ramp-up"
+                if el < probe.window_start
+                else "steady"
+                if el < probe.window_end
+                else "ramp-down"
+            )
+            self.progress(
+                Progress(
+                    phase,
+                    el,
+                    self.logged_on,
+                    self.config.users,
+                    len(rts) / max(now - last, 1e-9),
+                    sum(rts) / len(rts) if rts else 0.0,
+                    self.error_count,
+                    max(0.0, probe.window_end - el),
+                )
+            )
+            seen, last = n, now
+
+    async def _user(
+        self,
+        index: int,
+        data: UserData,
+        t0: float,
+        pool: asyncio.Queue[Session],
+        executor: ThreadPoolExecutor,
+        sessions: list[Session],
+        stop: asyncio.Event,
+    ) -> None:
+        cfg = self.config
+        loop = asyncio.get_running_loop()
+        lo, hi = self.prepared.key_range(data.user)
+        u = UserState(data, lo, hi, random.Random(cfg.seed * 1_000_003 + data.user))
+        due = t0 + cfg.rampup_seconds() * index / cfg.users  # log-on time
+        first = True
+        while True:
+            delay = due - loop.time()
+            if delay > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), timeout=delay)
+            if stop.is_set():
+                return
+            step = 0 if u.needs_logon else u.step
+            session = await pool.get()
+            got = loop.time()
+            ok = 1
+            try:
+                await loop.run_in_executor(executor, self._run_step, session, u, step)
+            except ConnectionLostError as exc:
+                ok = 0
+                self._error(step, exc)
+                try:
+                    session = await self._replace(session, sessions, executor)
+                except Fatal:
+                    return
+            except Exception as exc:  # any failure is the step's; the user goes on
+                ok = 0
+                self._error(step, exc)
+            finally:
+                pool.put_nowait(session)
+            end = loop.time()
+            rec = self.rec
+            rec.step.append(step)
+            rec.user.append(data.user)
+            rec.due.append(round(due - t0, 6))
+            rec.wait.append(round(got - due, 6))
+            rec.db.append(round(end - got, 6))
+            rec.ok.append(ok)
+            if ok:
+                if step == 0:
+                    u.needs_logon = False
+                    if first:
+                        self.logged_on += 1
+                else:
+                    u.step = u.step % q.STEPS_PER_LOOP + 1
+            else:
+                u.needs_logon, u.step = True, 1  # log on again, start a new order
+            think = cfg.think
+            if first and ok:
+                first = False
+                think = u.rng.uniform(0, cfg.think)  # de-synchronise the loops
+            elif cfg.think_dist == "exp" and cfg.think > 0:
+                think = u.rng.expovariate(1 / cfg.think)
+            due = end + think
+
+    def _error(self, step: int, exc: BaseException) -> None:
+        self.error_count += 1
+        if len(self.errors) < 50:
+            self.errors.append(f"step {step}: {exc}")
+
+    async def _replace(
+        self, broken: Session, sessions: list[Session], executor: ThreadPoolExecutor
+    ) -> Session:
+        """A lost connection: a new one in its place, or the run stops (server gone)."""
+        broken.close()
+        loop = asyncio.get_running_loop()
+        try:
+            fresh = await loop.run_in_executor(executor, self.engine.session)
+        except DriversError as exc:
+            self.fatal = f"the server went away: {exc}"
+            self.errors.append(self.fatal)
+            if self.stop is not None:
+                self.stop.set()
+            raise Fatal(self.fatal) from exc
+        sessions[sessions.index(broken)] = fresh
+        return fresh
+
+
+def _host_jiffies(stat: Path = Path("/proc/stat")) -> tuple[int, int] | None:
+    """(busy, total) CPU jiffies of the whole host, where Linux shows them."""
+    try:
+        fields = stat.read_text().splitlines()[0].split()[1:]
+    except (OSError, IndexError):
+        return None
+    values = [int(v) for v in fields[:8]]
+    idle = values[3] + (values[4] if len(values) > 4 else 0)
+    return sum(values) - idle, sum(values)
+
+
+def _busy(a: tuple[int, int] | None, b: tuple[int, int] | None) -> float | None:
+    if a is None or b is None or b[1] <= a[1]:
+        return None
+    return (b[0] - a[0]) / (b[1] - a[1])
+
+
+def run_probe(
+    engine: Engine,
+    prepared: Prepared,
+    config: RunConfig,
+    progress: Callable[[Progress], None] | None = None,
+    journal: Path | None = None,
+) -> O2CProbe:
+    """One probe; with ``journal``, its steps are also appended to that file (the
+    result model's :data:`~dbbench.reports.model.O2C_JOURNAL_COLUMNS`) as they complete."""
+    return Simulator(engine, prepared, config, progress, journal).run()
+
+
+def planned_probe(config: RunConfig, journal: str) -> O2CProbe:
+    """The probe as it is known before it runs, for the result file written first: if the
+    driver dies, that file and the step journal it names keep what was measured."""
+    rampup = config.rampup_seconds()
+    return O2CProbe(
+        users=config.users,
+        think=config.think,
+        think_dist=config.think_dist,
+        work_processes=config.pool_size(),
+        rampup=rampup,
+        start=time.time(),
+        window_start=rampup + config.think,
+        window_end=rampup + config.think + config.steady,
+        end=0.0,
+        status="partial",
+        errors=["the driver stopped before writing its result (killed?): steps from the journal"],
+        steps_journal=journal,
+    )
+
+
+def search(
+    engine: Engine,
+    prepared: Prepared,
+    config: RunConfig,
+    passes: Callable[[O2CProbe], bool],
+    *,
+    max_users: int | None = None,
+    max_probes: int = 12,
+    resolution: float = 0.05,
+    on_probe: Callable[[O2CProbe, bool], None] | None = None,
+    progress: Callable[[Progress], None] | None = None,
+) -> list[O2CProbe]:
+    """The largest user count whose probe passes: doubling from ``config.users`` until a
+    probe fails (or the prepared users are reached), then bisection between the last pass
+    and the first fail down to ``resolution`` (relative) or one user. Every probe is kept;
+    ``passes`` is the reports' verdict (drivers do not compute metrics)."""
+    top = min(max_users or prepared.users, prepared.users)
+    if config.users > top:
+        raise DriversError(f"the search starts at {config.users} users, above its limit {top}")
+    probes: list[O2CProbe] = []
+
+    def probe(n: int) -> bool:
+        cfg = RunConfig(**{**config.__dict__, "users": n})
+        found = run_probe(engine, prepared, cfg, progress)
+        ok = passes(found)
+        probes.append(found)
+        if on_probe is not None:
+            on_probe(found, ok)
+        if found.status == "failed" or any(e.startswith(INTERRUPTED) for e in found.errors):
+            raise _Stopped()
+        return ok
+
+    history: list[tuple[int, bool]] = []
+    try:
+        while (n := next_probe(history, config.users, top, max_probes, resolution)) is not None:
+            history.append((n, probe(n)))
+    except _Stopped:
+        pass
+    return probes
+
+
+def next_probe(
+    history: list[tuple[int, bool]], start: int, top: int, max_probes: int, resolution: float
+) -> int | None:
+    """The user count of the next probe, or None when the search is done: ``start``, then
+    doubling while every probe passed (capped at ``top``), then bisection between the
+    largest pass and the smallest fail above it until they are within ``resolution``
+    (relative to the pass) or one user apart; never more than ``max_probes`` probes."""
+    if len(history) >= max_probes:
+        return None
+    if not history:
+        return start
+    if all(ok for _, ok in history):
+        last = history[-1][0]
+        return None if last >= top else min(top, last * 2)
+    good = max((n for n, ok in history if ok), default=0)
+    bad = min((n for n, ok in history if not ok and n > good), default=top + 1)
+    if bad - good <= max(1, int(good * resolution)):
+        return None
+    n = (good + bad) // 2
+    return None if n in (good, bad) or n < 1 else n
+
+
+class _Stopped(Exception):
+    """A probe failed outright (the server went away): the search ends with what it has."""

@@ -1,0 +1,265 @@
+"""Resource telemetry during a benchmark: CPU, memory, disk and network, sampled in a thread.
+
+A :class:`Sampler` reads the operating system's cumulative counters through psutil once per
+interval (1 s by default) and keeps the differences as rates, column by column, in a
+:class:`reports.model.Telemetry`. One sample costs a few hundred microseconds of CPU, so
+the sampler can stay on for every run; the CPU time it used is recorded beside the samples.
+Without psutil (the ``telemetry`` extra) the result says so instead of holding samples.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from dbbench.drivers.engine import Engine, Session
+from dbbench.drivers.url import parse_url
+from dbbench.reports.model import Telemetry
+
+DEFAULT_INTERVAL = 1.0
+_LOOPBACK = frozenset({None, "", "localhost", "127.0.0.1", "::1", "[::1]"})
+
+try:  # an optional extra: a run without it is still a run
+    import psutil
+except ImportError:  # pragma: no cover - the test environment installs the extra
+    psutil = None
+
+
+def engine_scope(url: str) -> str:
+    """``host`` when the engine runs on this machine (or is embedded), else ``client``."""
+    try:
+        host = parse_url(url).host
+    except Exception:
+        return "host"  # an unparsable URL never reaches a run; no reason to stop here
+    return "host" if host in _LOOPBACK else "client"
+
+
+@dataclass
+class EngineProbe:
+    """The engine's own counters, read on a session of the sampler's own: one cheap query.
+
+    Columns named in ``cumulative`` are ever-growing counters, stored as rates per second;
+    the others are levels (bytes in use), stored as read.
+    """
+
+    engine: Engine
+    sql: str
+    cumulative: frozenset[str] = frozenset()
+    _session: Session | None = None
+    _last: dict[str, float] = field(default_factory=dict)
+
+    def read(self) -> dict[str, float]:
+        if self._session is None:
+            self._session = self.engine.session()
+        out = self._session.query(self.sql)
+        return {c: float(v or 0) for c, v in zip(out.columns, out.rows[0], strict=True)}
+
+    def close(self) -> None:
+        if self._session is not None:
+            with contextlib.suppress(Exception):
+                self._session.close()
+            self._session = None
+
+
+_PG_COUNTERS = (
+    "SELECT blks_read, blks_hit, tup_returned, tup_fetched, tup_inserted, tup_deleted, "
+    "temp_bytes, xact_commit FROM pg_stat_database WHERE datname = current_database()"
+)
+_DUCKDB_MEMORY = (
+    "SELECT coalesce(sum(memory_usage_bytes), 0) AS memory_bytes, "
+    "coalesce(sum(temporary_storage_bytes), 0) AS temp_bytes FROM duckdb_memory()"
+)
+
+
+def engine_probe(engine: Engine) -> EngineProbe | None:
+    """The counters an engine exposes cheaply: PostgreSQL's pg_stat_database, DuckDB's
+    memory; None for the others."""
+    if engine.name == "postgresql":
+        names = _PG_COUNTERS.removeprefix("SELECT ").split(" FROM ")[0].split(", ")
+        return EngineProbe(engine, _PG_COUNTERS, frozenset(names))
+    if engine.name == "duckdb":
+        return EngineProbe(engine, _DUCKDB_MEMORY)
+    return None
+
+
+class _Counters:
+    """The cumulative counters of one instant."""
+
+    def __init__(self) -> None:
+        assert psutil is not None
+        self.t = time.time()
+        self.mono = time.monotonic()
+        self.cpu = psutil.cpu_times()
+        self.cores = psutil.cpu_times(percpu=True)
+        self.disk = psutil.disk_io_counters()
+        self.net = psutil.net_io_counters()
+        memory = psutil.virtual_memory()
+        self.mem_used = int(memory.total - memory.available)
+
+
+def _cpu_split(new: Any, old: Any) -> tuple[float, float, float, float]:
+    """(user, system, iowait, busy) percentages of the CPU time between two readings."""
+    fields = new._fields
+    deltas = {f: max(getattr(new, f) - getattr(old, f), 0.0) for f in fields}
+    # guest time is already counted in user time on Linux
+    total = sum(v for f, v in deltas.items() if f not in ("guest", "guest_nice"))
+    if total <= 0:
+        return 0.0, 0.0, 0.0, 0.0
+    user = deltas.get("user", 0.0) + deltas.get("nice", 0.0)
+    system = deltas.get("system", 0.0) + deltas.get("irq", 0.0) + deltas.get("softirq", 0.0)
+    iowait = deltas.get("iowait", 0.0)
+    idle = deltas.get("idle", 0.0) + iowait
+    return (
+        100.0 * user / total,
+        100.0 * system / total,
+        100.0 * iowait / total,
+        100.0 * (total - idle) / total,
+    )
+
+
+def _rate(new: Any, old: Any, name: str, seconds: float) -> float:
+    if new is None or old is None or seconds <= 0:
+        return 0.0
+    return float(max(getattr(new, name) - getattr(old, name), 0)) / seconds
+
+
+class Sampler:
+    """Samples the machine every ``interval`` seconds on a daemon thread until stopped."""
+
+    def __init__(
+        self,
+        interval: float = DEFAULT_INTERVAL,
+        scope: str = "host",
+        probe: EngineProbe | None = None,
+    ) -> None:
+        if interval <= 0:
+            raise ValueError(f"telemetry interval must be positive, not {interval}")
+        self.data = Telemetry(interval=interval, scope="client" if scope == "client" else "host")
+        if scope == "client":
+            self.data.note = (
+                "the database runs on another host: the samples cover dbbench's client only"
+            )
+        self.probe = probe
+        self._first: _Counters | None = None
+        self._spent = 0.0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if psutil is None:
+            self.data.source = ""
+            self.data.note = (
+                "not sampled: install the telemetry extra (pip install dbbench[telemetry])"
+            )
+        else:
+            self.data.cores = psutil.cpu_count(logical=True)
+
+    @property
+    def available(self) -> bool:
+        return psutil is not None
+
+    def start(self) -> Sampler:
+        if not self.available or self._thread is not None:
+            return self
+        begin = time.thread_time()
+        self._first = _Counters()  # here, not on the thread: the first span starts now
+        self._spent = time.thread_time() - begin
+        self.data.t_start = round(self._first.t, 3)
+        self._thread = threading.Thread(target=self._loop, name="dbbench-telemetry", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> Telemetry:
+        """Stop sampling (one last sample is taken) and return everything sampled."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        return self.snapshot()
+
+    def snapshot(self) -> Telemetry:
+        """A copy of the samples so far (safe while the thread runs)."""
+        with self._lock:
+            return copy.deepcopy(self.data)
+
+    def __enter__(self) -> Sampler:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _loop(self) -> None:
+        spent = self._spent
+        try:
+            begin = time.thread_time()
+            assert self._first is not None
+            previous = self._first
+            engine_before = self._probe(None, 0.0)
+            spent += time.thread_time() - begin
+            stopping = False
+            while not stopping:
+                stopping = self._stop.wait(self.data.interval)
+                begin = time.thread_time()
+                current = _Counters()
+                self._append(previous, current)
+                engine_before = self._probe(engine_before, current.mono - previous.mono)
+                previous = current
+                spent += time.thread_time() - begin
+                with self._lock:
+                    self.data.overhead_seconds = spent
+        except Exception as exc:  # telemetry must never stop a benchmark
+            with self._lock, contextlib.suppress(Exception):
+                self.data.note = f"sampling stopped early: {type(exc).__name__}: {exc}"
+        finally:
+            if self.probe is not None:
+                self.probe.close()
+
+    def _probe(self, before: dict[str, float] | None, seconds: float) -> dict[str, float] | None:
+        """Read the engine's counters and append them (rates for cumulative ones); on the
+        first failure probing stops for good, with the reason in ``note``."""
+        probe = self.probe
+        if probe is None:
+            return None
+        try:
+            now = probe.read()
+        except Exception as exc:
+            probe.close()
+            self.probe = None
+            with self._lock:
+                text = " ".join(str(exc).split())[:200]
+                self.data.note = f"engine counters stopped: {type(exc).__name__}: {text}"
+            return None
+        if before is None:
+            return now  # the first reading: the base of the first rates
+        with self._lock:
+            for name, value in now.items():
+                if name in probe.cumulative:
+                    rate = max(value - before.get(name, value), 0.0) / seconds if seconds else 0.0
+                    value = round(rate, 1)
+                self.data.engine.setdefault(name, []).append(value)
+        return now
+
+    def _append(self, old: _Counters, new: _Counters) -> None:
+        seconds = new.mono - old.mono
+        if seconds <= 0:
+            return
+        user, system, iowait, _ = _cpu_split(new.cpu, old.cpu)
+        per_core = [
+            round(_cpu_split(n, o)[3], 1) for n, o in zip(new.cores, old.cores, strict=False)
+        ]
+        d = self.data
+        with self._lock:
+            d.t.append(round(new.t, 3))
+            d.cpu_user.append(round(user, 1))
+            d.cpu_system.append(round(system, 1))
+            d.cpu_iowait.append(round(iowait, 1))
+            d.cpu_per_core.append(per_core)
+            d.mem_used.append(new.mem_used)
+            d.disk_read_bps.append(round(_rate(new.disk, old.disk, "read_bytes", seconds)))
+            d.disk_write_bps.append(round(_rate(new.disk, old.disk, "write_bytes", seconds)))
+            d.disk_read_iops.append(round(_rate(new.disk, old.disk, "read_count", seconds), 1))
+            d.disk_write_iops.append(round(_rate(new.disk, old.disk, "write_count", seconds), 1))
+            d.net_sent_bps.append(round(_rate(new.net, old.net, "bytes_sent", seconds)))
+            d.net_recv_bps.append(round(_rate(new.net, old.net, "bytes_recv", seconds)))

@@ -1,0 +1,328 @@
+"""Reports of an o2c result: results summary, per-transaction response times, search table.
+
+Text and Markdown carry the same sections, in the shape of an SD certificate's summary
+(users, average dialog response time, dialog steps/h, rating, database, OS, CPU), always
+with the disclaimer that the rating is unofficial and not comparable with SAP's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from markupsafe import escape
+
+from dbbench.reports.errors import ReportsError
+from dbbench.reports.model import O2C_SCHEMA_NAME, O2CProbe, O2CResult
+from dbbench.reports.o2c_charts import histogram_svg, search_svg, timeline_svg
+from dbbench.reports.o2c_metrics import (
+    DISCLAIMER,
+    RATING_NAME,
+    TRANSACTION_STEPS,
+    ProbeSummary,
+    RtStats,
+    logged_on_series,
+    summarize_result,
+    window_response_times,
+)
+
+O2C_FORMATS = ("text", "md", "html", "json")
+
+
+def is_o2c_result(path: Path) -> bool:
+    """Whether ``path`` (a file) holds an o2c result."""
+    if not path.is_file():
+        return False
+    try:
+        head = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(head, dict) and head.get("schema") == O2C_SCHEMA_NAME
+
+
+def load_o2c(path: Path) -> O2CResult:
+    try:
+        return O2CResult.read(path)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ReportsError(f"{path}: {exc}") from exc
+    except OSError as exc:
+        raise ReportsError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def _s(value: float, digits: int = 3) -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+
+
+def _n(value: float) -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:,.0f}"
+
+
+def summary_rows(result: O2CResult, probe: ProbeSummary) -> list[tuple[str, str]]:
+    sysinfo = result.system
+    cpu = sysinfo.cpu_model or "unknown CPU"
+    if sysinfo.cores:
+        cpu += f" ({sysinfo.cores} cores / {sysinfo.threads or sysinfo.cores} threads)"
+    rows = [
+        ("Benchmark users", f"{probe.users:,}"),
+        (
+            "Think time",
+            f"{probe.think:g} s ({result.probes[0].think_dist}), 15 dialog steps/loop, "
+            "5 line items/order",
+        ),
+        (
+            "Work processes (connections)",
+            f"{probe.work_processes} ({_s(probe.pool_utilisation * 100, 0)} % busy in the window)",
+        ),
+        ("Steady-state window", f"{probe.window_seconds:.1f} s"),
+        (
+            "Average dialog response time",
+            f"{_s(probe.avg_rt)} s (limit {result.rt_limit:g} s) -> "
+            + ("PASS" if probe.passed else "FAIL"),
+        ),
+        ("  of which wait for a work process", f"{_s(probe.avg_wait)} s"),
+        ("  of which database", f"{_s(probe.avg_db)} s"),
+        ("Dialog steps / hour", _n(probe.steps_per_hour)),
+        ("Fully processed line items / hour", _n(probe.line_items_per_hour)),
+        ("Orders (loops) / hour", _n(probe.orders_per_hour)),
+        (RATING_NAME, _n(probe.rating)),
+        ("Implied think time (N/X - R)", f"{_s(probe.implied_think)} s"),
+        ("Failed dialog steps", str(probe.errors)),
+        (
+            "Database",
+            f"{result.engine.version or result.engine.name} (TPC-H SF {result.scale_factor:g})",
+        ),
+        ("Operating system", sysinfo.os or "-"),
+        ("CPU", cpu),
+    ]
+    if probe.host_cpu_busy is not None:
+        rows.append(("Host CPU utilisation (window)", f"{probe.host_cpu_busy:.0%}"))
+    if probe.driver_cpu_ms_per_step is not None:
+        rows.append(
+            (
+                "Driver process CPU per dialog step (incl. an embedded engine)",
+                f"{probe.driver_cpu_ms_per_step:.3f} ms",
+            )
+        )
+    return rows
+
+
+def _rt_row(name: str, st: RtStats) -> list[str]:
+    return [name, f"{st.count:,}", *(_s(v) for v in (st.avg, st.p50, st.p90, st.p95, st.p99))]
+
+
+RT_HEADER = ["", "steps", "avg s", "p50 s", "p90 s", "p95 s", "p99 s"]
+
+
+def transaction_rows(probe: ProbeSummary) -> list[list[str]]:
+    rows = [_rt_row(t, probe.per_transaction[t]) for t in TRANSACTION_STEPS]
+    rows.append(_rt_row("all steps", probe.overall))
+    return rows
+
+
+def step_rows(probe: ProbeSummary) -> list[list[str]]:
+    return [_rt_row(f"step {k}", v) for k, v in probe.per_step.items()]
+
+
+def timeline_rows(raw: O2CProbe, probe: ProbeSummary, most: int = 12) -> list[list[str]]:
+    """Throughput over time in at most ``most`` rows (buckets merged), with the phase."""
+    series = probe.throughput
+    if not series:
+        return []
+    step = series[1][0] - series[0][0] if len(series) > 1 else 1.0
+    k = max(1, -(-len(series) // most))
+    rows = []
+    for i in range(0, len(series), k):
+        part = series[i : i + k]
+        t0, t1 = part[0][0], part[-1][0] + step
+        rate = sum(v for _, v in part) / len(part)
+        mid = (t0 + t1) / 2
+        phase = (
+            "ramp-up"
+            if mid < raw.window_start
+            else "steady"
+            if mid <= raw.window_end
+            else "ramp-down"
+        )
+        rows.append([f"{t0:.0f}-{t1:.0f} s", phase, f"{rate:,.1f}"])
+    return rows
+
+
+TIMELINE_HEADER = ["time", "phase", "dialog steps/s"]
+
+
+def search_rows(probes: list[ProbeSummary]) -> list[list[str]]:
+    return [
+        [
+            f"{p.users:,}",
+            _s(p.avg_rt),
+            _n(p.steps_per_hour),
+            _n(p.rating),
+            "pass" if p.passed else "fail: " + "; ".join(p.reasons),
+        ]
+        for p in probes
+    ]
+
+
+SEARCH_HEADER = ["users", "avg RT s", "dialog steps/h", RATING_NAME, "verdict"]
+
+
+def _headline(result: O2CResult) -> tuple[str, ProbeSummary | None, list[ProbeSummary]]:
+    summary = summarize_result(result)
+    if result.kind == "search":
+        title = f"o2c search: largest number of users within {result.rt_limit:g} s"
+        return title, summary.best, summary.probes
+    return "o2c run", (summary.probes[0] if summary.probes else None), summary.probes
+
+
+def render_o2c(result: O2CResult, fmt: str = "text") -> str:
+    if fmt not in O2C_FORMATS:
+        raise ReportsError(f"o2c reports come as {', '.join(O2C_FORMATS)}, not {fmt!r}")
+    title, probe, probes = _headline(result)
+    if fmt == "html":
+        return render_o2c_html(result)
+    if fmt == "json":
+        return json.dumps(_json(result, probe, probes), indent=2) + "\n"
+    md = fmt == "md"
+    out: list[str] = []
+    out.append(
+        f"# {title} (SD-like order-to-cash, NOT an SAP-certified result)" if md else title.upper()
+    )
+    out.append("")
+    out.append(DISCLAIMER)
+    out.append("")
+    for err in result.errors:
+        out.append(f"- error: {err}" if md else f"error: {err}")
+    if probe is None:
+        out.append("No passing probe: no number of users met the response-time limit.")
+    else:
+        out.append("## Results summary" if md else "Results summary")
+        out.append("")
+        out += _table(["", ""], [list(r) for r in summary_rows(result, probe)], md, show=False)
+        out.append("")
+        out.append(
+            "## Dialog response time per transaction" if md else "Response time per transaction"
+        )
+        out.append("")
+        out += _table(RT_HEADER, transaction_rows(probe), md)
+        out.append("")
+        out.append("## Per dialog step" if md else "Response time per dialog step")
+        out.append("")
+        out += _table(RT_HEADER, step_rows(probe), md)
+        out.append("")
+        raw = next(p for p in result.probes if p.users == probe.users)
+        timeline = timeline_rows(raw, probe)
+        if timeline:
+            out.append("## Throughput over time" if md else "Throughput over time")
+            out.append("")
+            out += _table(TIMELINE_HEADER, timeline, md)
+            out.append("")
+        if probe.reasons:
+            out.append("Not valid: " + "; ".join(probe.reasons))
+            out.append("")
+        for warning in probe.warnings:
+            out.append(f"Note: {warning}")
+            out.append("")
+    if result.kind == "search" or len(probes) > 1:
+        out.append("## Probes" if md else "Probes")
+        out.append("")
+        out += _table(SEARCH_HEADER, search_rows(probes), md)
+        out.append("")
+    return "\n".join(out)
+
+
+def _table(header: list[str], rows: list[list[str]], md: bool, *, show: bool = True) -> list[str]:
+    if md:
+        head = header if show else [" "] * len(rows[0] if rows else header)
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return lines
+    table = ([header] if show else []) + rows
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))] if table else []
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table]
+
+
+def _json(
+    result: O2CResult, probe: ProbeSummary | None, probes: list[ProbeSummary]
+) -> dict[str, Any]:
+    def one(p: ProbeSummary) -> dict[str, Any]:
+        return {
+            "users": p.users,
+            "avg_rt": p.avg_rt,
+            "steps_per_hour": p.steps_per_hour,
+            "line_items_per_hour": p.line_items_per_hour,
+            "rating": p.rating,
+            "passed": p.passed,
+            "reasons": p.reasons,
+        }
+
+    return {
+        "kind": result.kind,
+        "rating_name": RATING_NAME,
+        "disclaimer": DISCLAIMER,
+        "engine": result.engine.version or result.engine.name,
+        "rt_limit": result.rt_limit,
+        "result": one(probe) if probe else None,
+        "probes": [one(p) for p in probes],
+    }
+
+
+_CSS = """
+body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#111}
+table{border-collapse:collapse;margin:.5rem 0 1.5rem}
+td,th{border:1px solid #bbb;padding:.2rem .5rem}
+td.n{text-align:right}th{text-align:left}
+.disclaimer{border:2px solid #b00;padding:.5rem 1rem;background:#fff4f4}
+.pass{color:#060;font-weight:bold}.fail{color:#b00;font-weight:bold}svg{max-width:100%}
+@media print{body{margin:0}}
+"""
+
+
+def _html_table(header: list[str] | None, rows: list[list[str]]) -> str:
+    out = ["<table>"]
+    if header:
+        out.append("<tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>")
+    for r in rows:
+        cells = [f"<th>{escape(r[0])}</th>"] + [f'<td class="n">{escape(c)}</td>' for c in r[1:]]
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def render_o2c_html(result: O2CResult) -> str:
+    """One self-contained page: no script, no external request; prints well."""
+    title, probe, probes = _headline(result)
+    body = [f"<h1>{escape(title)}</h1>", f'<p class="disclaimer">{escape(DISCLAIMER)}</p>']
+    for err in result.errors:
+        body.append(f'<p class="fail">error: {escape(err)}</p>')
+    if probe is None:
+        body.append('<p class="fail">No passing probe: no number of users met the limit.</p>')
+    else:
+        raw = next(p for p in result.probes if p.users == probe.users)
+        verdict = "PASS" if probe.passed else "FAIL"
+        body.append(f'<p class="{verdict.lower()}">{verdict}</p>')
+        body.append("<h2>Results summary</h2>")
+        body.append(_html_table(None, [list(r) for r in summary_rows(result, probe)]))
+        body.append("<h2>Dialog response time per transaction</h2>")
+        body.append(_html_table(RT_HEADER, transaction_rows(probe)))
+        body.append("<h2>Per dialog step</h2>")
+        body.append(_html_table(RT_HEADER, step_rows(probe)))
+        body.append("<h2>Charts</h2>")
+        body.append(timeline_svg(raw, probe.throughput, logged_on_series(raw)))
+        body.append(histogram_svg(window_response_times(raw), result.rt_limit))
+        for reason in probe.reasons:
+            body.append(f'<p class="fail">Not valid: {escape(reason)}</p>')
+        for warning in probe.warnings:
+            body.append(f"<p>Note: {escape(warning)}</p>")
+    if result.kind == "search" or len(probes) > 1:
+        body.append("<h2>Probes</h2>")
+        body.append(search_svg([(p.users, p.avg_rt, p.passed) for p in probes], result.rt_limit))
+        body.append(_html_table(SEARCH_HEADER, search_rows(probes)))
+    engine = escape(result.engine.version or result.engine.name)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{escape(title)} - {engine}</title><style>{_CSS}</style></head><body>\n"
+        + "\n".join(str(b) for b in body)
+        + "\n</body></html>\n"
+    )

@@ -1,0 +1,217 @@
+"""A crashed o2c run leaves a consistent database: connections killed on the server mid-run,
+then the driver process killed with SIGKILL; ``check`` passes, ``cleanup`` restores."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from o2c_helpers import table_digest
+
+from dbbench.drivers.o2c import setup
+from dbbench.drivers.registry import open_engine
+
+CRASH_ENGINES = [
+    pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgresql),
+    pytest.param("mariadb", id="mariadb", marks=pytest.mark.mariadb),
+]
+
+
+def _count(url: str, sql: str) -> int:
+    engine = open_engine(url)
+    s = engine.session()
+    try:
+        return int(s.query(sql).rows[0][0] or 0)
+    finally:
+        s.close()
+        engine.close()
+
+
+def _kill_connections(url: str) -> int:
+    """Terminate every other connection to the test's database, on the server."""
+    engine = open_engine(url)
+    s = engine.session()
+    try:
+        if engine.name == "postgresql":
+            rows = s.query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).rows
+            return len(rows)
+        ids = s.query(
+            "SELECT id FROM information_schema.processlist "
+            "WHERE db = DATABASE() AND id <> CONNECTION_ID()"
+        ).rows
+        for (pid,) in ids:
+            with contextlib.suppress(Exception):
+                s.execute(f"KILL CONNECTION {int(pid)}")
+        return len(ids)
+    finally:
+        s.close()
+        engine.close()
+
+
+def _wait_for(url: str, sql: str, at_least: int, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while _count(url, sql) < at_least:
+        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+        assert time.monotonic() < deadline, "the run made no progress"
+        time.sleep(0.3)
+
+
+@pytest.mark.parametrize("tpch_url", CRASH_ENGINES, indirect=True)
+def test_killed_connections_and_sigkill_leave_a_consistent_database(
+    tpch_url: str, tmp_path: Path
+) -> None:
+    before = table_digest(tpch_url)
+    engine = open_engine(tpch_url)
+    try:
+        prepared = setup.prepare(engine, seed=11, users=100)
+    finally:
+        engine.close()
+    b = prepared.key_base
+    billed = f"SELECT COUNT(*) FROM orders WHERE o_orderkey >= {b} AND o_shippriority = 4"
+    cmd = [
+        sys.executable,
+        "-m",
+        "dbbench",
+        "o2c",
+        "run",
+        "-e",
+        tpch_url,
+        "-u",
+        "100",
+        "--think",
+        "0.05",
+        "--rampup",
+        "0.5",
+        "--steady",
+        "120",
+        "--progress",
+        "600",
+        "-o",
+        str(tmp_path / "run.json"),
+    ]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        _wait_for(tpch_url, billed, 10, proc)
+        assert _kill_connections(tpch_url) > 0
+        done = _count(tpch_url, billed)
+        _wait_for(tpch_url, billed, done + 10, proc)  # the run replaced its connections
+        journal = tmp_path / "run.json.steps.csv"  # appended every 2 s: wait for a flush
+        deadline = time.monotonic() + 30
+        while not (journal.is_file() and journal.stat().st_size > 0):
+            assert time.monotonic() < deadline, "no step journal"
+            time.sleep(0.2)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
+    assert proc.returncode == -signal.SIGKILL
+    # what was measured survives the kill: the result written first plus the step journal
+    from dbbench.reports.model import O2CResult
+    from dbbench.reports.o2c_metrics import summarize
+
+    (probe,) = O2CResult.read(tmp_path / "run.json").probes
+    assert probe.status == "partial" and sum(probe.steps.ok) > 20
+    assert not summarize(probe, 1.0).passed
+    engine = open_engine(tpch_url)
+    try:
+        stages = _count(
+            tpch_url, f"SELECT COUNT(DISTINCT o_shippriority) FROM orders WHERE o_orderkey >= {b}"
+        )
+        assert stages >= 2  # orders were caught between steps of their document flow
+        assert setup.check(engine) == []
+        report = setup.cleanup(engine)
+        assert report.touched_equal and report.fingerprints_equal
+    finally:
+        engine.close()
+    assert table_digest(tpch_url) == before
+
+
+@pytest.mark.postgresql
+def test_server_gone_stops_the_run_and_keeps_measurements(pg_base_url: str) -> None:
+    """The database disappears mid-run (dropped WITH (FORCE): every connection is cut and
+    none can be opened again): the run stops, keeps every step measured, and is invalid."""
+    import threading
+
+    import psycopg
+    from private_databases import fresh_postgres
+
+    from dbbench.drivers.loader import load_database
+    from dbbench.drivers.o2c.simulator import RunConfig, run_probe
+    from dbbench.reports.model import O2CProbe
+    from dbbench.reports.o2c_metrics import summarize
+
+    with fresh_postgres(pg_base_url, "dbbench_o2c") as url:
+        engine = open_engine(url)
+        load_database(engine, 0.01, jobs=1)
+        prepared = setup.prepare(engine, seed=2, users=30)
+        found: list[O2CProbe] = []
+        cfg = RunConfig(users=30, think=0.05, rampup=0.2, steady=60.0, progress_interval=600)
+        worker = threading.Thread(target=lambda: found.append(run_probe(engine, prepared, cfg)))
+        started = time.monotonic()
+        worker.start()
+        time.sleep(2.0)
+        name = url.rsplit("/", 1)[1]
+        with psycopg.connect(pg_base_url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE {name} WITH (FORCE)")  # type: ignore[arg-type]
+        worker.join(timeout=90)
+        assert not worker.is_alive()
+        assert time.monotonic() - started < 60  # it stopped, it did not sit out the window
+        (probe,) = found
+        assert probe.status == "failed"
+        assert any("the server went away" in e for e in probe.errors)
+        assert sum(probe.steps.ok) > 50  # what was measured before is kept
+        assert not summarize(probe, 1.0).passed
+        engine.close()
+
+
+def test_sigterm_keeps_the_measurements(tmp_path: Path) -> None:
+    """``kill`` (SIGTERM) stops a run like Ctrl-C: the result is written, marked partial and
+    invalid (exit 3), with every step measured so far; the database stays consistent."""
+    from dbbench.drivers.loader import load_database
+    from dbbench.reports.model import O2CResult
+
+    url = f"duckdb:///{tmp_path / 'tpch.duckdb'}"
+    engine = open_engine(url)
+    try:
+        load_database(engine, 0.01, jobs=1)
+        setup.prepare(engine, seed=1, users=20)
+    finally:
+        engine.close()
+    out = tmp_path / "run.json"
+    cmd = [sys.executable, "-m", "dbbench", "o2c", "run", "-e", url, "-u", "20",
+           "--think", "0.05", "--rampup", "0.2", "--steady", "60", "--progress", "0.5",
+           "-o", str(out)]  # fmt: skip
+    with subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    ) as proc:
+        assert proc.stderr is not None
+        for line in proc.stderr:  # progress lines: wait until the steady state is measured
+            if "steady" in line and "steps/s=0.0" not in line:
+                break
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGTERM)
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=60) == 3, rest
+    result = O2CResult.read(out)
+    (probe,) = result.probes
+    assert probe.status == "partial"
+    assert any(e.startswith("interrupted") for e in probe.errors)
+    assert sum(probe.steps.ok) > 20
+    engine = open_engine(url)
+    try:
+        assert setup.check(engine) == []
+    finally:
+        engine.close()

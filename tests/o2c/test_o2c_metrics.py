@@ -1,0 +1,123 @@
+"""The o2c arithmetic: the closed-loop law and SAP's SAPS arithmetic against the four
+published SD-Parallel rows of the seed (../shared reference sap_sd.md section 6), and the
+summary computed from raw step measurements."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from dbbench.reports.model import O2CProbe, O2CSteps
+from dbbench.reports.o2c_metrics import (
+    closed_loop_steps_per_hour,
+    implied_think,
+    percentile,
+    rating,
+    summarize,
+)
+
+# users, avg dialog RT (s), dialog steps/h, SAPS as published
+PUBLISHED = [
+    (13_718, 0.86, 4_545_729, 75_762),  # four Sun Blade X6270, cert 2009041
+    (7_220, 0.99, 2_365_000, 39_420),  # two X6270, cert 2009040 (ds/h rounded to 1,000)
+    (3_800, 0.99, 1_245_000, 20_750),  # one X6270, cert 2009039
+]
+
+
+@pytest.mark.parametrize(("users", "rt", "steps", "saps"), PUBLISHED)
+def test_closed_loop_law_reproduces_published_rows(
+    users: int, rt: float, steps: int, saps: int
+) -> None:
+    """X = N x 3600 / (10 + R) lands within 0.04 % of each published dialog-steps figure
+    (13,718 users: 4,547,403 vs 4,545,729, +0.037 %; 7,220: 2,365,059 vs 2,365,000,
+    +0.002 %; 3,800: 1,244,768 vs 1,245,000, -0.019 %): the published R is rounded to
+    0.01 s, and 0.005 s of rounding moves X by 0.05 %."""
+    predicted = closed_loop_steps_per_hour(users, 10.0, rt)
+    assert abs(predicted - steps) / steps < 0.0004
+    # the bound is the rounding of R: both neighbours of the published R bracket X
+    assert closed_loop_steps_per_hour(users, 10.0, rt + 0.005) <= steps * 1.0001
+    assert closed_loop_steps_per_hour(users, 10.0, rt - 0.005) >= steps * 0.9999
+    # the think time implied by the published row is 10 s within 5 ms
+    assert abs(implied_think(users, steps, rt) - 10.0) < 0.005
+
+
+def test_rating_is_steps_per_hour_over_60() -> None:
+    """SAPS = dialog steps/h / 60: exact for 4,545,729 -> 75,762(.15) and 1,245,000 ->
+    20,750; 2,365,000 is itself rounded to thousands, so 39,420 (from the unrounded
+    steps) lies within its rounding interval (39,408 .. 39,425)."""
+    assert round(rating(4_545_729)) == 75_762
+    assert rating(1_245_000) == 20_750
+    assert rating(2_364_500) <= 39_420 <= rating(2_365_500)
+    assert round(rating(closed_loop_steps_per_hour(13_718, 10.0, 0.86))) == 75_790  # +0.04 %
+
+
+def test_fourth_row_users_and_saps_only() -> None:
+    """Sun Fire X4270: 3,800 users and 21,000 SAPS, no RT published; the law then implies
+    R = 3,800 x 3600 / (21,000 x 60) - 10 = 0.857 s (informational)."""
+    steps = 21_000 * 60
+    assert implied_think(3_800, steps, 0.0) - 10.0 == pytest.approx(0.857, abs=0.001)
+
+
+def test_percentile_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 101)]
+    assert percentile(values, 50) == 50.0
+    assert percentile(values, 90) == 90.0
+    assert percentile(values, 99) == 99.0
+    assert percentile([3.0], 99) == 3.0
+    assert math.isnan(percentile([], 50))
+
+
+def _probe(rt: float, *, failed: int = 0, think: float = 1.0) -> O2CProbe:
+    """A probe of 10 users in a perfect closed loop: each step takes ``rt``, users think
+    ``think``; the window is 100 s."""
+    steps = O2CSteps()
+    for user in range(10):
+        t, k = 0.0, 0
+        while t < 120:
+            step = 0 if k == 0 else (k - 1) % 15 + 1
+            steps.step.append(step)
+            steps.user.append(user)
+            steps.due.append(t)
+            steps.wait.append(rt / 4)
+            steps.db.append(rt * 3 / 4)
+            steps.ok.append(0 if (failed and k == 5 and user < failed) else 1)
+            t += rt + think
+            k += 1
+    return O2CProbe(
+        users=10,
+        think=think,
+        think_dist="fixed",
+        work_processes=2,
+        rampup=1.0,
+        start=0.0,
+        window_start=10.0,
+        window_end=110.0,
+        end=120.0,
+        status="complete",
+        logged_on=10,
+        steps=steps,
+    )
+
+
+def test_summary_of_a_perfect_closed_loop() -> None:
+    s = summarize(_probe(0.25), rt_limit=1.0)
+    assert s.passed and s.reasons == []
+    assert s.avg_rt == pytest.approx(0.25)
+    assert s.avg_wait == pytest.approx(0.0625)
+    # 10 users x 3600 / (1 + 0.25) = 28,800 steps/h; the window holds 80 cycles per user
+    assert s.steps_per_hour == pytest.approx(28_800, rel=0.01)
+    assert s.rating == pytest.approx(s.steps_per_hour / 60)
+    assert s.line_items_per_hour == pytest.approx(s.steps_per_hour / 3, rel=0.1)
+    assert s.implied_think == pytest.approx(1.0, rel=0.02)
+    assert set(s.per_step) == set(range(1, 16))  # the log-on is not a dialog step
+    assert s.per_transaction["VA01"].count == sum(s.per_step[k].count for k in (1, 2, 3, 4))
+
+
+def test_summary_fails_above_the_limit_and_on_errors() -> None:
+    slow = summarize(_probe(1.5), rt_limit=1.0)
+    assert not slow.passed
+    assert any("above the limit 1 s" in r for r in slow.reasons)
+    assert summarize(_probe(1.5), rt_limit=2.0).passed  # the pre-2009 rule
+    broken = summarize(_probe(0.25, failed=2), rt_limit=1.0)
+    assert not broken.passed and broken.errors == 2

@@ -1,0 +1,104 @@
+"""Resource telemetry: the sampler on its own, and in every run's result and report."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from studies_helpers import dbbench
+
+from dbbench.drivers.telemetry import Sampler, engine_scope
+from dbbench.reports.formats import render
+from dbbench.reports.loading import load_result
+from dbbench.reports.telemetry import summarise, usage
+
+
+def test_sampler_sees_cpu_work_and_disk_writes(tmp_path: Path) -> None:
+    with Sampler(0.1) as sampler:
+        deadline = time.monotonic() + 0.5
+        n = 0
+        while time.monotonic() < deadline:  # keep one core busy
+            n += 1
+        with open(tmp_path / "blob", "wb") as f:  # and write through to the disk
+            for _ in range(16):
+                f.write(os.urandom(1 << 20))
+                f.flush()
+                os.fsync(f.fileno())
+        time.sleep(0.25)
+    tel = sampler.stop()
+    assert len(tel.t) >= 5
+    assert tel.t == sorted(tel.t)
+    series = (tel.cpu_user, tel.cpu_system, tel.cpu_iowait, tel.mem_used, tel.disk_write_bps)
+    assert all(len(s) == len(tel.t) for s in series)
+    assert len(tel.cpu_per_core[0]) == tel.cores
+    assert max(u + s for u, s in zip(tel.cpu_user, tel.cpu_system, strict=True)) > 30
+    assert all(0 <= v <= 100 for v in tel.cpu_user + tel.cpu_system + tel.cpu_iowait)
+    assert sum(tel.disk_write_bps) * 0.1 >= 8 << 20  # at least half of the 16 MiB written
+    assert min(tel.mem_used) > 0
+    assert 0 < tel.overhead_seconds < 0.05 * (tel.t[-1] - tel.t[0] + 0.1)
+
+
+def test_engine_scope_names_a_remote_server_client_only() -> None:
+    assert engine_scope("duckdb:///x.duckdb") == "host"
+    assert engine_scope("postgresql://postgres@127.0.0.1:5432/test") == "host"
+    assert engine_scope("postgresql://u@localhost/test") == "host"
+    assert engine_scope("postgresql://u@db.example.com:5432/test") == "client"
+    sampler = Sampler(1.0, "client")
+    assert sampler.data.scope == "client" and "another host" in sampler.data.note
+
+
+def test_every_run_stores_telemetry_aligned_with_its_phases(duckdb_run: Path) -> None:
+    result = load_result(duckdb_run)
+    tel = result.telemetry
+    assert tel is not None and tel.source == "psutil" and tel.interval == 0.2
+    assert result.config["telemetry_interval"] == 0.2
+    assert result.load is not None and result.runs
+    assert tel.t_start <= result.load.start < tel.t[0] + tel.interval
+    assert tel.t[-1] >= (result.runs[-1].throughput_end or 0)
+    summary = summarise(result)
+    assert summary is not None
+    phases = {p.phase: p for p in summary.phases}
+    assert set(phases) == {"load", "run 1 power", "run 1 throughput", "whole benchmark"}
+    for name in ("run 1 power", "run 1 throughput"):
+        assert (phases[name].cpu_busy or 0) > 0, f"no CPU use seen during {name}"
+    assert phases["load"].write_mbps is not None and phases["load"].write_mbps > 0
+    assert summary.headline.startswith("CPU ")
+    # the cost is per sample: at the default 1 s interval it must stay under 1 % of a core
+    assert summary.overhead_percent is not None
+    assert summary.overhead_percent * tel.interval / 1.0 < 1.0
+
+
+def test_reports_show_telemetry_and_latency(duckdb_run: Path) -> None:
+    html = (duckdb_run / "report.html").read_text()
+    assert 'id="telemetry"' in html and 'class="chart telemetry"' in html
+    assert 'id="latency"' in html and 'class="chart boxplot"' in html
+    md = (duckdb_run / "report.md").read_text()
+    assert "## Resource use" in md and "| run 1 throughput" in md
+    assert "## Latency distributions" in md
+    assert "resources: CPU " in (duckdb_run / "summary.txt").read_text()
+
+
+def test_usage_weighs_samples_by_overlap(duckdb_run: Path) -> None:
+    result = load_result(duckdb_run)
+    tel = result.telemetry
+    assert tel is not None
+    t0, t1 = tel.t[0], tel.t[1]
+    one = usage(tel, "x", t0, t1)  # exactly the second sample's interval
+    assert one.samples == 1.0
+    assert one.cpu_user == tel.cpu_user[1]
+    assert one.mem_max == max(tel.mem_used[0], tel.mem_used[1])  # both touch the window
+
+
+def test_telemetry_can_be_switched_off_and_old_results_still_render(tmp_path: Path) -> None:
+    out = tmp_path / "off"
+    code = dbbench(
+        "run", "-e", "duckdb", "-s", "0.01", "-S", "1", "--runs", "1",
+        "--telemetry-interval", "0", "-o", str(out),
+    )  # fmt: skip
+    assert code == 0
+    result = load_result(out)
+    assert result.telemetry is None
+    assert "Resource use" not in render(result, "md")
+    assert "resources:" not in render(result, "text")
+    assert dbbench("run", "--telemetry-interval", "-1", "-o", str(tmp_path / "bad")) == 1
