@@ -10,9 +10,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
+
+from dbbench.dbgen.progress import Summary
+from dbbench.dbgen.writer import GenOptions
+
+if TYPE_CHECKING:  # the loader imports this module
+    from dbbench.drivers.loader import TableSource
 
 #: Keys of the bookkeeping every engine keeps in its ``dbbench_state`` table
 #: (:meth:`Engine.read_state`); the loader writes them, the sequencer advances the update set.
@@ -52,6 +58,7 @@ class Capabilities:
     parallel_load: bool = False  # tables may be loaded concurrently on separate connections
     cancel: bool = False  # a running statement can be cancelled from another thread
     storage_size: bool = False  # can report the database's size on disk
+    distributed_generation: bool = False  # generates the tables on its own workers
 
 
 @dataclass(frozen=True)
@@ -108,6 +115,17 @@ class Engine(ABC):
     @abstractmethod
     def load_table(self, table: str, batches: Iterable[pa.RecordBatch]) -> int:
         """Bulk-load one table from Arrow batches as they are generated. Returns rows."""
+
+    def generate_table(self, table: str, sf: float, source: TableSource) -> int:
+        """Where :attr:`Capabilities.distributed_generation`: run ``source`` (a picklable
+        :class:`~dbbench.drivers.loader.TableSource`) on the engine's own workers and
+        store the table there, no row passing through this process. Returns rows."""
+        raise NotImplementedError(f"{self.name} does not generate data itself")
+
+    def generate_files(self, options: GenOptions) -> Summary:
+        """Where :attr:`Capabilities.distributed_generation`: ``dbbench gen`` run as the
+        engine's own tasks, writing the same files into a folder its workers share."""
+        raise NotImplementedError(f"{self.name} does not generate files itself")
 
     @abstractmethod
     def finish_load(self) -> dict[str, float]:

@@ -135,7 +135,10 @@ def load_database(
     engine.create_schema()
     stats.seconds["create_schema"] = time.perf_counter() - start
     step = time.perf_counter()
-    _load_tables(engine, sf, jobs, expected, progress or NullSink(), source, stats)
+    if engine.capabilities.distributed_generation:
+        _generate_in_engine(engine, sf, expected, progress or NullSink(), source, stats)
+    else:
+        _load_tables(engine, sf, jobs, expected, progress or NullSink(), source, stats)
     stats.seconds["load"] = time.perf_counter() - step
     stats.seconds.update(engine.finish_load())
     stats.total_seconds = time.perf_counter() - start
@@ -151,6 +154,38 @@ def load_database(
         }
     )
     return stats
+
+
+def _generate_in_engine(
+    engine: Engine,
+    sf: float,
+    expected: dict[str, int],
+    progress: ProgressSink,
+    source: TableSource,
+    stats: LoadStats,
+) -> None:
+    """The engine runs the generator on its own workers, largest table first (tables at
+    once where the engine declares ``parallel_load``: its scheduler shares the workers)."""
+    order = sorted(TABLES, key=lambda t: -expected[t])
+    lock = threading.Lock()
+
+    def one(table: str) -> None:
+        began = time.perf_counter()
+        rows = engine.generate_table(table, sf, source)
+        with lock:
+            stats.rows[table] = rows
+            stats.table_seconds[table] = time.perf_counter() - began
+        progress.advance(rows, 0)
+        progress.output_done(table)
+
+    workers = len(order) if engine.capabilities.parallel_load else 1
+    progress.start(sum(expected.values()), len(order))
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for future in [pool.submit(one, t) for t in order]:
+                future.result()
+    finally:
+        progress.finish()
 
 
 def _plan(expected: dict[str, int], jobs: int, parallel: bool) -> list[_Unit]:

@@ -19,6 +19,8 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9.-]*(\+[A-Za-z0-9_.-]+)?$")
 _USERINFO = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*):(?P<pw>\S*)@")
 _SECRET_OPTIONS = frozenset({"password", "passwd", "pwd", "sslpassword"})
 _SECRET_QUERY = re.compile(r"(?P<head>[?&](?:password|passwd|pwd|sslpassword)=)[^&\s]*", re.I)
+# Spark's in-process masters as a host: local, local[4], local[*], local-cluster[2,1,1024].
+_SPARK_LOCAL_HOST = re.compile(r"^(?P<host>local(?:-cluster)?(?:\[[^\]/?]*\])?)(?=[/?]|$)")
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,9 @@ def _parse_url(text: str) -> EngineURL:
     if not _SCHEME.match(head):
         raise DriversError(f"bad engine URL scheme {head!r} in {redact(raw)!r}")
     scheme, driver = _split_scheme(head)
+    local = _SPARK_LOCAL_HOST.match(rest)
+    if local:  # brackets that are not an IPv6 address: keep the host verbatim
+        rest = "localhost" + rest[local.end() :]
     try:
         parts = urlsplit("x://" + rest)
         port = parts.port
@@ -164,7 +169,7 @@ def _parse_url(text: str) -> EngineURL:
         driver=driver,
         username=unquote(parts.username) if parts.username is not None else None,
         password=unquote(parts.password) if parts.password is not None else None,
-        host=unquote(parts.hostname) if parts.hostname else None,
+        host=local.group("host") if local else unquote(parts.hostname) if parts.hostname else None,
         port=port,
         database=_database(parts.path),
         query=_query(parts.query, raw),

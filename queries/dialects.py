@@ -72,6 +72,17 @@ class PostgreSQL(DuckDB):
     name = "postgresql"  # same differences as DuckDB
 
 
+class Spark(DuckDB):
+    """Spark SQL: Q15's view is a temporary view, private to the stream's session."""
+
+    name = "spark"
+
+    def translate(self, sql: str) -> str:
+        return super().translate(
+            re.sub(r"^create view ", "create temporary view ", sql, flags=re.M)
+        )
+
+
 class MySQL(DuckDB):
     """MySQL and MariaDB."""
 
@@ -103,11 +114,11 @@ class SQLite(MySQL):
 
 
 _DIALECTS: dict[str, Dialect] = {
-    d.name: d for d in (DuckDB(), PostgreSQL(), MySQL(), SQLite(), Dialect())
+    d.name: d for d in (DuckDB(), PostgreSQL(), Spark(), MySQL(), SQLite(), Dialect())
 }
 
 #: The dialect names :func:`queries.render.render` accepts.
-DIALECTS: tuple[str, ...] = ("duckdb", "postgresql", "mysql", "sqlite", "ansi")
+DIALECTS: tuple[str, ...] = ("duckdb", "postgresql", "spark", "mysql", "sqlite", "ansi")
 
 
 def get_dialect(name: str) -> Dialect:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import signal
 import sys
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from types import FrameType
@@ -24,6 +25,7 @@ from dbbench.dbgen.errors import DbgenError
 from dbbench.dbgen.progress import NullSink, ProgressSink
 from dbbench.dbgen.schema import TABLES
 from dbbench.dbgen.writer import SEGMENT_BYTES, GenOptions, generate
+from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer.config import MAX_UPDATE_SET
 
 
@@ -121,11 +123,34 @@ def register(app: typer.Typer) -> None:
         segment_bytes: int = typer.Option(
             SEGMENT_BYTES, "--segment-bytes", hidden=True, help="Work-unit size (tests)."
         ),
+        engine: str | None = typer.Option(
+            None,
+            "-e",
+            "--engine",
+            help="Generate as tasks of this cluster (spark://...): part K of --parts per "
+            "task, into an --out every worker can reach.",
+        ),
     ) -> None:
         """Generate TPC-H data: .tbl byte-identical to dbgen, or CSV, or typed Parquet."""
         args = (scale, tables, out, fmt, parts, part, updates, force, trailing_separator)
         options = _options(*args, jobs, segment_bytes)
-        _run(options, quiet)
+        if engine is not None:
+            _run_on_engine(engine, options, quiet)
+        else:
+            _run(options, quiet)
+
+
+def _run_on_engine(url: str, options: GenOptions, quiet: bool) -> None:
+    """Every part as a task of the engine's cluster; only summaries come back."""
+    cluster = open_engine(url)
+    try:
+        if not cluster.capabilities.distributed_generation:
+            raise DbgenError(f"engine {cluster.name!r} cannot run the generator as its tasks")
+        summary = cluster.generate_files(replace(options, out_dir=options.out_dir.resolve()))
+    finally:
+        cluster.close()
+    if not quiet:
+        typer.echo(f"dbbench gen: {summary.line()} -> {options.out_dir} ({cluster.name} tasks)")
 
 
 def _run(options: GenOptions, quiet: bool) -> None:

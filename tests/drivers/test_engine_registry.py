@@ -59,7 +59,7 @@ def test_missing_driver_prints_the_install_command(monkeypatch: pytest.MonkeyPat
 def test_every_engine_module_declares_itself() -> None:
     """The declaration read from the source (without importing) is the module's ENGINE."""
     engines = builtin_engines()
-    assert list(engines) == ["duckdb", "mysql", "postgresql", "sqlite", "sqlalchemy"]
+    assert list(engines) == ["duckdb", "mysql", "postgresql", "spark", "sqlite", "sqlalchemy"]
     for name, spec in engines.items():
         module = importlib.import_module(spec.module)
         assert replace(module.ENGINE, module=spec.module) == spec, name

@@ -1,0 +1,642 @@
+"""Apache Spark: the 22 queries in Spark SQL over typed Parquet, generated on the cluster.
+
+URLs (the path is the warehouse folder; ``//abs/path`` is absolute, ``?warehouse=`` takes any
+Hadoop URI such as ``hdfs://...``; without either, ``spark-warehouse`` in the working folder):
+
+* ``spark`` or ``spark://local[N]``: local mode in this process's JVM;
+* ``spark://local-cluster[W,C,M]``: W executor JVMs of C cores and M MiB on this machine;
+* ``spark://host:7077``: a standalone master;
+* ``sc://host:15002``: a Spark Connect server (queries only: see :class:`SparkEngine`).
+
+Query options starting with ``spark.`` are Spark settings; ``python=`` is the interpreter the
+executors run (default: this one, which suits every master on this machine).
+
+**Distributed generation.** The load runs dbbench's generator as Spark tasks: task K of a
+table makes dbgen part K of N (``table_batches(table, sf, part=K, parts=N)``) as Arrow
+batches inside the executor (``mapInArrow``), and Spark writes them as typed Parquet into the
+warehouse. No row passes through this process. Tables are registered in the session catalog
+over their folders and analysed (``ANALYZE TABLE ... FOR ALL COLUMNS``).
+
+**Refresh functions.** Plain Parquet has no DELETE and no transactions. RF1 writes the new
+rows as new files into a hidden staging folder; RF2 finds the files holding the keys to
+delete and writes their remaining rows to staging. Then, under a lock that waits for running
+queries to finish (and holds new ones back), the staged files move into the table folders,
+replaced files are deleted, and every session refreshes its view of the tables. Queries thus
+see a set entirely or not at all. The swap is not crash-atomic: a process killed inside it
+leaves the tables to be reloaded (the next-update-set counter has already moved on, so a set
+is never applied twice). This needs a classic driver, which can reach the Hadoop file system.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import socket
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import pyarrow as pa
+
+from dbbench.dbgen import writer
+from dbbench.dbgen.progress import Summary
+from dbbench.dbgen.schema import TABLES, Kind
+from dbbench.dbgen.writer import GenOptions
+from dbbench.drivers.engine import Capabilities, Engine, EngineSpec, QueryOutput, Session
+from dbbench.drivers.engines.common import ErrorPolicy
+from dbbench.drivers.errors import DriversError
+from dbbench.drivers.options import EngineOptions
+from dbbench.drivers.url import EngineURL
+
+if TYPE_CHECKING:
+    from dbbench.drivers.loader import TableSource
+
+ENGINE = EngineSpec(
+    name="spark",
+    url_form="spark://local[N] | spark://local-cluster[W,C,M] | spark://host:7077 | sc://host:15002",
+    requires=("pyspark", "pandas"),
+    install="pip install 'dbbench[spark]'",
+    schemes=("sc",),
+)
+
+
+@dataclass(frozen=True)
+class SparkOptions(EngineOptions):
+    """The kit's options; those starting with ``spark.`` are Spark settings."""
+
+    warehouse: str = ""  # any Hadoop URI; default: the URL's path, or ./spark-warehouse
+    python: str = ""  # the executors' interpreter; default: this one
+    analyze: bool = True  # column statistics after the load
+
+
+STATE_TABLE = "dbbench_state"
+ROWS_PER_PART = 500_000  # as in the loader: the unit of generation work
+SMALL_TABLE_ROWS = 1_000  # tables below this (nation, region) are made by one task
+REFRESH_METHOD = (
+    "Parquet files: RF1 appends new files; RF2 rewrites only the files holding deleted keys; "
+    "both swap their files in under a lock that waits for running queries"
+)
+
+_SQL_TYPES = {
+    Kind.IDENTIFIER: "BIGINT",
+    Kind.INTEGER: "INT",
+    Kind.DECIMAL: "DECIMAL(15,2)",
+    Kind.CHAR: "STRING",
+    Kind.VARCHAR: "STRING",
+    Kind.DATE: "DATE",
+}
+
+_SPARK_LOCK = threading.Lock()
+_SPARK_USERS: dict[str, int] = {}  # master -> open engines sharing this process's JVM
+
+
+def _errors() -> tuple[type[BaseException], ...]:
+    from py4j.protocol import Py4JError
+    from pyspark.errors import PySparkException
+
+    return (PySparkException, Py4JError)
+
+
+def _lost(exc: BaseException) -> bool:
+    from py4j.protocol import Py4JNetworkError
+
+    text = str(exc)
+    return isinstance(exc, Py4JNetworkError) or "SparkContext was shut down" in text
+
+
+def _cancelled(exc: BaseException) -> bool:
+    text = str(exc)
+    return "cancelled" in text and ("Job group" in text or "job group" in text)
+
+
+class SparkQuerySession(Session):
+    """A Spark session of its own (temporary views, settings), its own scheduler pool and
+    job group, sharing the engine's SparkContext: streams run as concurrent Spark jobs."""
+
+    def __init__(self, engine: SparkEngine, spark: Any, number: int) -> None:
+        self.engine = engine
+        self.spark = spark
+        self.group = f"dbbench-{uuid.uuid4().hex[:12]}"
+        self.pool = f"stream{number}"
+        self.policy = engine.policy
+
+    def _tag(self) -> None:
+        """Scheduler pool and job group are thread-local: set them in the calling thread."""
+        if self.engine.classic:
+            sc = self.spark.sparkContext
+            sc.setLocalProperty("spark.scheduler.pool", self.pool)
+            sc.setJobGroup(self.group, "dbbench", interruptOnCancel=True)
+
+    def execute(self, sql: str) -> None:
+        with self.policy.guard("statement"), self.engine.reading():
+            self._tag()
+            self.spark.sql(sql).collect()
+
+    def query(self, sql: str) -> QueryOutput:
+        with self.policy.guard("query"), self.engine.reading():
+            self._tag()
+            frame = self.spark.sql(sql)
+            rows = [tuple(r) for r in frame.collect()]
+            return QueryOutput(list(frame.columns), rows)
+
+    def cancel(self) -> None:
+        if self.engine.classic:
+            self.spark.sparkContext.cancelJobGroup(self.group)
+
+    def refresh_insert(self, orders: pa.Table, lineitem: pa.Table) -> int:
+        with self.policy.guard("RF1"):
+            self._tag()
+            staged = [
+                self.engine.stage_rows(t, d)
+                for t, d in (("orders", orders), ("lineitem", lineitem))
+            ]
+            self.engine.swap(staged)
+        return int(orders.num_rows + lineitem.num_rows)
+
+    def refresh_delete(self, orderkeys: Sequence[int]) -> int:
+        with self.policy.guard("RF2"):
+            self._tag()
+            keys = pa.table({"k": pa.array(orderkeys, pa.int64())})
+            keys = self.engine.spark.createDataFrame(keys)  # the session the scans run in
+            staged = [self.engine.stage_delete(t, c, keys) for t, c in _KEYED]
+            self.engine.swap([(t, files, replaced) for t, files, replaced, _ in staged])
+        return sum(n for *_, n in staged)
+
+    def close(self) -> None:
+        self.engine.forget(self)
+
+
+_KEYED = (("lineitem", "l_orderkey"), ("orders", "o_orderkey"))
+
+
+class SparkEngine(Engine):
+    """Spark SQL on Parquet tables in a warehouse folder.
+
+    Over Spark Connect (``sc://``) the session has no JVM handle: loads, queries and state
+    work, but the refresh functions (which move files) and job cancellation do not."""
+
+    name: ClassVar[str] = "spark"
+    dialect: ClassVar[str] = "spark"
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        parallel_load=True,  # one Spark job per table, side by side under the FAIR scheduler
+        cancel=True,
+        storage_size=True,
+        distributed_generation=True,
+    )
+
+    def __init__(self, url: EngineURL) -> None:
+        self.url = url
+        self.policy = ErrorPolicy(url, _errors(), lost=_lost, cancelled=_cancelled)
+        self.classic = url.scheme != "sc"
+        self.master = _master(url)
+        self.warehouse = _warehouse(url)
+        self.options = SparkOptions.from_url(url)
+        self.analyze = self.options.analyze
+        self._readers = _ReadWriteLock()
+        self._sessions: list[SparkQuerySession] = []
+        self._count = 0
+        self._lock = threading.Lock()
+        self.database = "dbbench_" + hashlib.sha1(self.warehouse.encode()).hexdigest()[:12]
+        root = self._start(url)
+        self.spark = root.newSession() if self.classic else root  # this engine's own
+        self._apply_sql_settings(self.spark)
+        self._closed = False
+        with self.policy.guard("register tables"):
+            self._register()
+
+    # -- the Spark session ----------------------------------------------------------------
+    def _start(self, url: EngineURL) -> Any:
+        from pyspark.sql import SparkSession
+
+        settings = {k: v for k, v in url.query.items() if k.startswith("spark.")}
+        _require_reachable(url)
+        if not self.classic:
+            with self.policy.guard("connect"):
+                builder = SparkSession.builder.remote(self.master)
+                for key, value in settings.items():
+                    builder = builder.config(key, value)
+                return builder.getOrCreate()
+        _require_java()
+        os.environ["PYSPARK_PYTHON"] = url.query.get("python") or sys.executable
+        defaults = {
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.scheduler.mode": "FAIR",  # concurrent streams share the executors
+            "spark.sql.cbo.enabled": "true",  # uses the statistics ANALYZE computes
+            "spark.sql.session.timeZone": "UTC",
+        }
+        cores = _local_cores(self.master)
+        if cores:  # Spark's 200 shuffle partitions suit a cluster, not one machine
+            defaults["spark.sql.shuffle.partitions"] = str(max(8, 4 * cores))
+        with _SPARK_LOCK:
+            from pyspark import SparkContext
+
+            active = SparkContext._active_spark_context
+            running = str(active.master) if active is not None else None
+            if active is not None and running != self.master:
+                if _SPARK_USERS.get(str(running)):
+                    raise DriversError(
+                        f"this process already runs Spark with master {running}; "
+                        f"one master per process (asked for {self.master})"
+                    )
+                active.stop()
+            builder = SparkSession.builder.master(self.master).appName("dbbench")
+            for key, value in {**defaults, **settings}.items():
+                builder = builder.config(key, value)
+            with self.policy.guard("start Spark"):
+                spark = builder.getOrCreate()
+                spark.sparkContext.setLogLevel("ERROR")
+            _SPARK_USERS[self.master] = _SPARK_USERS.get(self.master, 0) + 1
+        return spark
+
+    def _register(self) -> None:
+        """Catalog entries over the table folders, in a database of this warehouse's own
+        (the session catalog lives in memory, so a warehouse loaded by an earlier process
+        is found again here; two warehouses in one process do not mix)."""
+        self.spark.sql(f"CREATE DATABASE IF NOT EXISTS {self.database}")
+        self.spark.catalog.setCurrentDatabase(self.database)
+        for table in (*TABLES, STATE_TABLE):
+            self.spark.sql(
+                f"CREATE TABLE IF NOT EXISTS {table} ({_columns(table)}) "
+                f"USING parquet LOCATION '{self.location(table)}'"
+            )
+
+    def _apply_sql_settings(self, spark: Any) -> None:
+        """``spark.sql.*`` options of the URL hold in every session, even when this process's
+        SparkContext was started earlier by another engine."""
+        for key, value in self.url.query.items():
+            if key.startswith("spark.sql.") and spark.conf.isModifiable(key):
+                spark.conf.set(key, value)
+
+    def location(self, table: str) -> str:
+        return f"{self.warehouse}/{table}"
+
+    def session(self) -> SparkQuerySession:
+        with self._lock:
+            self._count += 1
+            number = self._count
+        with self.policy.guard("connect"):
+            spark = self.spark.newSession() if self.classic else self._connect_session()
+            spark.catalog.setCurrentDatabase(self.database)
+            self._apply_sql_settings(spark)
+        session = SparkQuerySession(self, spark, number)
+        with self._lock:
+            self._sessions.append(session)
+        return session
+
+    def _connect_session(self) -> Any:
+        from pyspark.sql import SparkSession
+
+        return SparkSession.builder.remote(self.master).create()
+
+    def forget(self, session: SparkQuerySession) -> None:
+        with self._lock:
+            if session in self._sessions:
+                self._sessions.remove(session)
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        with self._readers.shared():
+            yield
+
+    # -- load -----------------------------------------------------------------------------
+    def create_schema(self) -> None:
+        """The tables are (re)written whole by the load; only the bookkeeping is reset."""
+        with self.policy.guard("create schema"):
+            self._write_state_rows({})
+
+    def load_table(self, table: str, batches: Iterable[pa.RecordBatch]) -> int:
+        raise DriversError("the spark engine generates its data on the cluster (no batch load)")
+
+    def generate_table(self, table: str, sf: float, source: TableSource) -> int:
+        """Task K writes dbgen part K of N of the table as Parquet; returns the rows."""
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        from dbbench.dbgen.api import row_count
+
+        rows = int(row_count(table, sf))
+        parts = self.parts_for(rows)
+        schema = TABLES[table].arrow_schema
+        make = _part_maker(source, table, sf, parts, schema)
+        with self.policy.guard(f"generate {table}"):
+            self._tag_load(table)
+            frame = self.spark.range(1, parts + 1, 1, parts).mapInArrow(
+                make, from_arrow_schema(schema)
+            )
+            frame.write.mode("overwrite").parquet(self.location(table))
+            self.spark.catalog.refreshTable(table)
+            return int(self.spark.table(table).count())
+
+    def generate_files(self, options: GenOptions) -> Summary:
+        """``dbbench gen`` as Spark tasks: task K runs exactly what ``dbbench gen --parts N
+        --part K`` runs (the same writer, one process) into ``options.out_dir``, which every
+        executor must reach (a shared file system). Only each part's summary comes back."""
+        if options.part is not None or options.updates:
+            raise DriversError("gen on spark writes every part of --parts (no --part, no -U)")
+        if not self.classic:
+            raise DriversError("gen on spark needs a classic driver, not Spark Connect")
+        parts = options.parts if options.parts > 1 else self.spark.sparkContext.defaultParallelism
+        parts = max(2, parts)
+        writer.plan(replace(options, parts=parts))  # bad options fail here, not in a task
+        begin = time.perf_counter()
+        with self.policy.guard("gen"):
+            self._tag_load("gen")
+            tasks = self.spark.sparkContext.parallelize(range(1, parts + 1), parts)
+            done = tasks.map(_gen_part(replace(options, parts=parts, jobs=1))).collect()
+        return Summary(
+            tables=len(options.tables),
+            files=sum(d[0] for d in done),
+            rows=sum(d[1] for d in done),
+            nbytes=sum(d[2] for d in done),
+            seconds=time.perf_counter() - begin,
+        )
+
+    def parts_for(self, rows: int) -> int:
+        if rows < SMALL_TABLE_ROWS:
+            return 1
+        parallelism = self.spark.sparkContext.defaultParallelism if self.classic else 1
+        return max(parallelism, -(-rows // ROWS_PER_PART))
+
+    def _tag_load(self, table: str) -> None:
+        if self.classic:
+            self.spark.sparkContext.setJobGroup(f"dbbench-load-{table}", f"generate {table}")
+
+    def finish_load(self) -> dict[str, float]:
+        steps: dict[str, float] = {}
+        if not self.analyze:
+            return steps
+        start = time.perf_counter()
+        with self.policy.guard("analyze"), ThreadPoolExecutor(max_workers=len(TABLES)) as pool:
+            sql = "ANALYZE TABLE {} COMPUTE STATISTICS FOR ALL COLUMNS"
+            for future in [pool.submit(self.spark.sql, sql.format(t)) for t in TABLES]:
+                future.result()
+        steps["analyze"] = time.perf_counter() - start
+        return steps
+
+    def row_counts(self) -> dict[str, int]:
+        sql = " UNION ALL ".join(f"SELECT '{t}', COUNT(*) FROM {t}" for t in TABLES)
+        with self.policy.guard("row counts"), self.reading():
+            counts = {str(r[0]): int(r[1]) for r in self.spark.sql(sql).collect()}
+        return {t: counts[t] for t in TABLES}
+
+    # -- bookkeeping ------------------------------------------------------------------------
+    def read_state(self) -> dict[str, str]:
+        with self.policy.guard("read state"):
+            self.spark.catalog.refreshTable(STATE_TABLE)
+            rows = self.spark.table(STATE_TABLE).collect()
+        return {str(r[0]): str(r[1]) for r in rows}
+
+    def write_state(self, values: dict[str, str]) -> None:
+        with self.policy.guard("write state"):
+            self._write_state_rows({**self.read_state(), **values})
+
+    def _write_state_rows(self, state: dict[str, str]) -> None:
+        """Collected first, then written: a Parquet folder cannot be read and overwritten in
+        one job."""
+        data = pa.table(
+            {
+                "state_key": pa.array(list(state), pa.string()),
+                "state_value": pa.array(list(state.values()), pa.string()),
+            }
+        )
+        self.spark.createDataFrame(data).coalesce(1).write.mode("overwrite").parquet(
+            self.location(STATE_TABLE)
+        )
+        self.spark.catalog.refreshTable(STATE_TABLE)
+
+    # -- refresh functions ------------------------------------------------------------------
+    def stage_rows(self, table: str, data: pa.Table) -> tuple[str, str, list[str]]:
+        """RF1: the new rows as files in a hidden staging folder of the table."""
+        staging = f"{self.location(table)}/_staging-{uuid.uuid4().hex}"
+        frame = self.spark.createDataFrame(data.cast(TABLES[table].arrow_schema))
+        frame.write.parquet(staging)
+        return table, staging, []
+
+    def stage_delete(self, table: str, column: str, keys: Any) -> tuple[str, str, list[str], int]:
+        """RF2: the files that hold any of the keys, and their other rows in staging."""
+        from pyspark.sql import functions as F
+
+        scan = self.spark.table(table).select("*", F.col("_metadata.file_path").alias("_file"))
+        hit = scan.join(keys, scan[column] == keys["k"], "left_semi")
+        found = hit.groupBy("_file").count().collect()
+        files = [str(r[0]) for r in found]
+        deleted = sum(int(r[1]) for r in found)
+        staging = f"{self.location(table)}/_staging-{uuid.uuid4().hex}"
+        if files:
+            kept = self.spark.read.schema(self.spark.table(table).schema).parquet(*files)
+            kept = kept.join(keys, kept[column] == keys["k"], "left_anti")
+            kept.write.parquet(staging)
+        return table, staging, files, deleted
+
+    def swap(self, staged: list[tuple[str, str, list[str]]]) -> None:
+        """Move staged files in and replaced files out while no query runs, then make every
+        session list the table folders afresh."""
+        if not self.classic:
+            raise DriversError("refresh functions need a classic Spark driver, not Spark Connect")
+        jvm = self.spark.sparkContext._jvm
+        conf = self.spark.sparkContext._jsc.hadoopConfiguration()
+
+        def path(text: str) -> Any:
+            return jvm.org.apache.hadoop.fs.Path(text)
+
+        with self._readers.exclusive():
+            for table, staging, replaced in staged:
+                fs = path(staging).getFileSystem(conf)
+                target = path(self.location(table))
+                if fs.exists(path(staging)):
+                    for status in fs.listStatus(path(staging)):
+                        name = status.getPath().getName()
+                        if name.endswith(".parquet"):
+                            fs.rename(status.getPath(), jvm.org.apache.hadoop.fs.Path(target, name))
+                for file in replaced:
+                    fs.delete(path(file), False)
+                fs.delete(path(staging), True)
+            tables = {t for t, _, _ in staged}
+            with self._lock:
+                spark_sessions = [self.spark, *(s.spark for s in self._sessions)]
+            for spark in spark_sessions:
+                for table in tables:
+                    spark.catalog.refreshTable(table)
+
+    # -- disclosure -------------------------------------------------------------------------
+    def version(self) -> str:
+        return f"Apache Spark {self.spark.version}"
+
+    def settings(self) -> dict[str, str]:
+        found = {"master": self.master, "warehouse": self.warehouse, "refresh": REFRESH_METHOD}
+        names = (
+            "spark.executor.memory",
+            "spark.driver.memory",
+            "spark.sql.shuffle.partitions",
+            "spark.sql.adaptive.enabled",
+            "spark.sql.cbo.enabled",
+            "spark.scheduler.mode",
+        )
+        for name in names:
+            value = self.spark.conf.get(name, None)
+            if value is not None:
+                found[name] = str(value)
+        if self.classic:
+            found["default_parallelism"] = str(self.spark.sparkContext.defaultParallelism)
+        return found
+
+    def storage_bytes(self) -> int | None:
+        if not self.classic:
+            return None
+        jvm = self.spark.sparkContext._jvm
+        conf = self.spark.sparkContext._jsc.hadoopConfiguration()
+        total = 0
+        with self.policy.guard("storage size"):
+            for table in TABLES:
+                where = jvm.org.apache.hadoop.fs.Path(self.location(table))
+                fs = where.getFileSystem(conf)
+                if fs.exists(where):
+                    total += int(fs.getContentSummary(where).getLength())
+        return total
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with self._lock:
+            self._sessions.clear()
+        if self.classic:
+            with _SPARK_LOCK:
+                _SPARK_USERS[self.master] = max(0, _SPARK_USERS.get(self.master, 0) - 1)
+            # The JVM stays up for the rest of the process (a next engine on the same master
+            # reuses it); it ends with the process.
+
+
+class _ReadWriteLock:
+    """Many queries at once, or one file swap; a waiting swap holds new queries back."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writing = False
+        self._waiting = 0
+
+    @contextmanager
+    def shared(self) -> Iterator[None]:
+        with self._cond:
+            while self._writing or self._waiting:
+                self._cond.wait()
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        with self._cond:
+            self._waiting += 1
+            while self._writing or self._readers:
+                self._cond.wait()
+            self._waiting -= 1
+            self._writing = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writing = False
+                self._cond.notify_all()
+
+
+def _part_maker(source: TableSource, table: str, sf: float, parts: int, schema: pa.Schema) -> Any:
+    """The function each task runs: part numbers in, that part's rows out (Arrow)."""
+
+    def make(numbers: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in numbers:
+            for part in batch.column(0).to_pylist():
+                for out in source.table_batches(table, sf, part=int(part), parts=parts):
+                    yield out if out.schema == schema else out.cast(schema)
+
+    return make
+
+
+def _gen_part(options: GenOptions) -> Any:
+    """The function each ``gen`` task runs: one part, all tables, into the shared folder."""
+
+    def run(part: int) -> tuple[int, int, int]:
+        from dbbench.dbgen.writer import generate
+
+        summary = generate(replace(options, part=part))
+        return summary.files, summary.rows, summary.nbytes
+
+    return run
+
+
+def _columns(table: str) -> str:
+    if table == STATE_TABLE:
+        return "state_key STRING, state_value STRING"
+    return ", ".join(f"{c.name} {_SQL_TYPES[c.kind]}" for c in TABLES[table].columns)
+
+
+def _master(url: EngineURL) -> str:
+    if url.scheme == "sc":
+        if not url.host:
+            raise DriversError("a Spark Connect URL needs a host: sc://host:15002")
+        return f"sc://{url.host}:{url.port or 15002}"
+    host = url.host or "local[*]"
+    if host.startswith("local"):
+        return host
+    return f"spark://{host}:{url.port or 7077}"
+
+
+def _local_cores(master: str) -> int | None:
+    """Cores of an in-process master: local[N], local[*], local-cluster[W,C,M]."""
+    inside = master.partition("[")[2].rstrip("]")
+    if master == "local":
+        return 1
+    if master.startswith("local-cluster"):
+        workers, cores, *_ = [*inside.split(","), "1", "1"]
+        return int(workers) * int(cores) if workers.isdigit() and cores.isdigit() else None
+    if master.startswith("local"):
+        count = inside.split(",")[0]
+        return os.cpu_count() or 1 if count == "*" else int(count) if count.isdigit() else None
+    return None
+
+
+def _warehouse(url: EngineURL) -> str:
+    where = url.query.get("warehouse") or url.database or "spark-warehouse"
+    if "://" in where or where.startswith("file:"):
+        return where.rstrip("/")
+    return "file://" + os.path.abspath(where)
+
+
+def _require_reachable(url: EngineURL) -> None:
+    """A standalone master or Connect server that is down: one line now, not a JVM that
+    retries for a minute."""
+    if url.scheme != "sc" and (not url.host or url.host.startswith("local")):
+        return
+    host, port = url.host or "", url.port or (15002 if url.scheme == "sc" else 7077)
+    try:
+        socket.create_connection((host, port), timeout=5).close()
+    except OSError as exc:
+        what = "Spark Connect server" if url.scheme == "sc" else "Spark master"
+        raise DriversError(f"{what} {host}:{port} is not reachable ({exc})") from None
+
+
+def _require_java() -> None:
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
+    if not java or not os.path.exists(java):
+        raise DriversError(
+            "Spark needs a Java runtime (17 or newer) and none was found: install one "
+            "(e.g. apt-get install openjdk-17-jre-headless) or set JAVA_HOME"
+        )
+
+
+def connect(url: EngineURL) -> SparkEngine:
+    """The registry's entry point for ``spark`` and ``sc`` URLs."""
+    return SparkEngine(url)
