@@ -118,7 +118,7 @@ def _rows(rows: list[LandscapeRow]) -> list[list[str]]:
 
 
 def render_landscape(results: list[tuple[str, O2CResult]], fmt: str = "text") -> str:
-    if fmt not in ("text", "md", "html"):
+    if fmt not in ("text", "md", "html", "html-section"):
         raise ReportsError(f"an o2c landscape comes as text, md or html, not {fmt!r}")
     own = sorted(
         (row_for(label, r) for label, r in results),
@@ -130,15 +130,19 @@ def render_landscape(results: list[tuple[str, O2CResult]], fmt: str = "text") ->
         "The published rows are real SAP SD-Parallel certifications (SAP ERP 6.0 EHP4, "
         "Unicode) with an SAP application layer; they are shown for orientation only. " + DISCLAIMER
     )
-    if fmt == "html":
+    if fmt in ("html", "html-section"):
         head = "".join(f"<th>{escape(h)}</th>" for h in HEADER)
         body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+        section = (
+            f"<h1>{escape(title)}</h1><p>{escape(note)}</p><table><tr>{head}</tr>{body}</table>"
+        )
+        if fmt == "html-section":  # a part of another page (compare with other results)
+            return f'<section class="o2c">{section}</section>'
         return (
             f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
             "<style>body{font-family:system-ui,sans-serif;margin:2rem}table{border-collapse:"
-            "collapse}td,th{border:1px solid #bbb;padding:.2rem .5rem}</style></head><body>"
-            f"<h1>{escape(title)}</h1><p>{escape(note)}</p><table><tr>{head}</tr>{body}</table>"
-            "</body></html>\n"
+            f"collapse}}td,th{{border:1px solid #bbb;padding:.2rem .5rem}}</style></head><body>"
+            f"{section}</body></html>\n"
         )
     if fmt == "md":
         lines = [f"# {title}", "", note, "", "| " + " | ".join(HEADER) + " |"]

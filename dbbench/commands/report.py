@@ -129,29 +129,44 @@ def compare_command(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
 ) -> None:
     """Side-by-side performance landscape of results and published records."""
-    if any(is_o2c_result(p) for p in results):  # o2c results: their own landscape
-        labelled = [(label_for(p), load_o2c(p)) for p in results]
-        _emit(render_o2c_landscape(labelled, format), output)
+    # o2c results have a landscape of their own: alone, or as a section after the others
+    o2c = [(label_for(p), load_o2c(p)) for p in results if is_o2c_result(p)]
+    results = [p for p in results if not is_o2c_result(p)]
+    if o2c and not results:
+        _emit(render_o2c_landscape(o2c, format), output)
         return
     _check_format(format, COMPARE_FORMATS)
+    o2c_section = (
+        render_o2c_landscape(o2c, "html-section" if format == "html" else format) if o2c else ""
+    )
     # HammerDB results (issue 11) get their own section of the landscape
     hdb, others = _split_hammerdb(results)
     if not others:
-        _emit(render_section(hdb, [], format), output)
+        _emit(
+            _with_section(render_section(hdb, [], format), o2c_section, format),
+            output,
+        )
         return
     inputs = _inputs(others, cost_sheet or [])
     landscape = landscape_for(inputs, sort, force)
     text = render_landscape(landscape, format)
     tpch = [(label, item) for label, item, _ in inputs if isinstance(item, BenchmarkResult)]
-    section = render_section(hdb, tpch, format)
-    if section and format == "html" and "</body>" in text:
-        text = text.replace("</body>", section + "</body>", 1)
-    elif section:
-        text = text.rstrip("\n") + "\n\n" + section
-    _emit(text, output)
+    text = _with_section(text, render_section(hdb, tpch, format), format)
+    _emit(_with_section(text, o2c_section, format), output)
     if output is not None or format != "text":
         for warning in landscape.warnings:
             typer.echo(f"dbbench: warning: {warning}", err=True)
+
+
+def _with_section(text: str, section: str, format: str) -> str:
+    """``text`` with ``section`` added at its end (inside the page's body for HTML)."""
+    if not section:
+        return text
+    if not text:
+        return section
+    if format == "html" and "</body>" in text:
+        return text.replace("</body>", section + "</body>", 1)
+    return text.rstrip("\n") + "\n\n" + section
 
 
 def register(app: typer.Typer) -> None:

@@ -111,6 +111,21 @@ def read_prepared(engine: Engine) -> Prepared | None:
     return Prepared(**json.loads(state["prepared"]))
 
 
+def workload_rows(engine: Engine) -> dict[str, int]:
+    """Rows of ORDERS and LINEITEM that o2c itself added (order keys from its key base up,
+    above every TPC-H and refresh-function key), so that a TPC-H run's reuse check counts
+    only TPC-H's own rows; empty when the database is not prepared for o2c."""
+    prepared = read_prepared(engine)
+    if prepared is None:
+        return {}
+    b = prepared.key_base
+    with _session(engine) as s:
+        return {
+            "orders": int(_scalar(s, f"SELECT COUNT(*) FROM orders WHERE o_orderkey >= {b}")),
+            "lineitem": int(_scalar(s, f"SELECT COUNT(*) FROM lineitem WHERE l_orderkey >= {b}")),
+        }
+
+
 def require_prepared(engine: Engine) -> Prepared:
     found = read_prepared(engine)
     if found is None:

@@ -134,3 +134,36 @@ def test_empty_o2c_result_is_refused(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["hammerdb", "export", str(source)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "holds no probe" in err
+
+
+def test_compare_puts_o2c_beside_tpch_and_hammerdb(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One landscape of every family: TPC-H first, then HammerDB, then o2c (with the published
+    SD rows) — in text, md and as one self-contained HTML page."""
+    from hammerdb_helpers import DATA
+    from reports_fixtures import make_result
+
+    make_result().write(tmp_path / "tpch" / "result.json")
+    store = DATA / "pg_tprocc.hammer.DB"
+    assert main(["hammerdb", "import", str(store), "-o", str(tmp_path / "tprocc.json")]) == 0
+    _result("run", [_probe(20, 0.4)]).write(tmp_path / "o2c.json")
+    paths = [str(tmp_path / n) for n in ("tpch", "tprocc.json", "o2c.json")]
+    capsys.readouterr()
+    assert main(["compare", *paths]) == 0
+    text = capsys.readouterr().out
+    landscape, hammerdb, o2c = (
+        text.index("Performance landscape"),
+        text.index("HammerDB results"),
+        text.upper().index("O2C PERFORMANCE LANDSCAPE"),
+    )
+    assert landscape < hammerdb < o2c, text
+    assert "not comparable" in text[o2c:].lower()
+    assert main(["compare", *paths, "-f", "html", "-o", str(tmp_path / "all.html")]) == 0
+    page = (tmp_path / "all.html").read_text()
+    assert page.count("<html") == 1 and page.count("</body>") == 1
+    assert page.index("HammerDB results") < page.index('<section class="o2c">')
+    assert page.index('<section class="o2c">') < page.index("</body>")
+    assert main(["compare", paths[1], paths[2], "-f", "md"]) == 0  # no TPC-H result
+    md = capsys.readouterr().out
+    assert md.index("| TPROC-C |") < md.index("# o2c performance landscape")
