@@ -45,6 +45,7 @@ from dbbench.reports.hammerdb_export import (
 )
 from dbbench.reports.loading import load_any_result
 from dbbench.reports.model import EngineInfo, HammerDBResult, kit_version
+from dbbench.reports.o2c_render import is_o2c_result, load_o2c
 
 RESULT_FILE = "result.json"
 app = typer.Typer(
@@ -386,11 +387,20 @@ def import_command(
 
 @app.command("export")
 def export_command(
-    result: Annotated[Path, typer.Argument(help="A dbbench result file or run directory.")],
+    result: Annotated[
+        Path, typer.Argument(help="A dbbench result file (TPC-H, o2c, HammerDB) or run directory.")
+    ],
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
 ) -> None:
-    """Any dbbench result as a hammerdb-job-report-v1 JSON (HammerDB's result artifact)."""
-    doc = to_job_report(load_any_result(result))
+    """Any dbbench result as a hammerdb-job-report-v1 JSON (HammerDB's result artifact); an
+    o2c result becomes a TPROC-C-like artifact labelled dbbench o2c (unofficial)."""
+    if is_o2c_result(result):
+        o2c = load_o2c(result)
+        if not o2c.probes:
+            raise DbbenchError(f"{result}: the o2c result holds no probe: nothing to export")
+        doc = to_job_report(o2c)
+    else:
+        doc = to_job_report(load_any_result(result))
     problems = validate_job_report(doc)
     if problems:  # a bug of ours, never the user's: say what
         raise DbbenchError(f"export does not validate: {'; '.join(problems)}")
