@@ -3,6 +3,11 @@
 Rendering is pure: the same inputs give the same text. Q15's view is the only query with
 more than one statement; its CREATE VIEW and DROP VIEW belong to the query's timing interval,
 so they are returned beside the one statement whose rows are the answer.
+
+qgen names the view ``revenue<stream>``, and ``dbbench qgen`` prints exactly that. A benchmark
+run passes ``view_suffix`` (its run number and a short id) so that the view is unique per
+stream and run: a view left behind by a crashed run, or a concurrent run on the same
+database, cannot collide with this one's.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ _TAG = re.compile(r":(?:n (\d+)|(s)\b|(\d+))")
 _STATEMENT_END = re.compile(r";[ \t]*(?:\n|$)")
 _COMMENT = re.compile(r"--[^\n]*")
 _UNSAFE = re.compile(r"['\\;]|--")
+_VIEW_SUFFIX = re.compile(r"[a-z0-9_]{0,40}")
 
 
 @dataclass(frozen=True)
@@ -64,17 +70,23 @@ def _check_params(query: int, params: list[str]) -> None:
             raise QueriesError(f"Q{query}: parameter {value!r} is not a plain value")
 
 
-def render(query: int, params: list[str], *, dialect: str, stream: int) -> RenderedQuery:
-    """Substitute a query's parameters and stream number, in the given SQL dialect."""
+def render(
+    query: int, params: list[str], *, dialect: str, stream: int, view_suffix: str = ""
+) -> RenderedQuery:
+    """Substitute a query's parameters and stream number, in the given SQL dialect.
+
+    ``view_suffix`` (lower-case letters, digits, ``_``) is appended to Q15's view name."""
     lang = get_dialect(dialect)
     check_stream(stream)
     _check_params(query, params)
+    if not _VIEW_SUFFIX.fullmatch(view_suffix):
+        raise QueriesError(f"view suffix {view_suffix!r} is not a plain identifier part")
 
     def tag(m: re.Match[str]) -> str:
         if m.group(1):
             return lang.limit(int(m.group(1)))
         if m.group(2):
-            return str(stream)
+            return f"{stream}{view_suffix}"
         return params[int(m.group(3)) - 1]
 
     text = lang.translate(_TAG.sub(tag, template(query)))

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pytest
 from private_databases import fresh_mariadb, fresh_postgres
@@ -146,6 +147,9 @@ def test_default_duckdb_run_loads_into_the_run_directory(
         "region", "nation", "supplier", "part", "partsupp", "customer", "orders", "lineitem"
     }  # fmt: skip
     assert (out_dir / "tpch.duckdb").is_file()
+    with duckdb.connect(str(out_dir / "tpch.duckdb"), read_only=True) as con:
+        # every Q15 (its view is named per stream and run) dropped its view again
+        assert con.sql("select view_name from duckdb_views() where not internal").fetchall() == []
     assert result.engine.name == "duckdb" and result.engine.version
     assert result.system.python and result.config["streams"] == S
     # run 1 took seed0 from the end of the load (mmddhhmmss, clause 2.1.3.3)

@@ -8,6 +8,7 @@ the sessions to cancel when the run stops, and the result the intervals are appe
 from __future__ import annotations
 
 import contextlib
+import secrets
 import threading
 from dataclasses import asdict, dataclass, field
 
@@ -31,6 +32,12 @@ class RunContext:
     problems: list[str] = field(default_factory=list)
     _sessions: list[Session] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: A short id of this benchmark, so that Q15's view name is unique per stream and run.
+    token: str = field(default_factory=lambda: secrets.token_hex(3))
+
+    def view_suffix(self, run: int) -> str:
+        """Appended to Q15's view name (``revenue<stream>_r<run>_<token>``)."""
+        return f"_r{run}_{self.token}"
 
     def add_problem(self, message: str) -> None:
         """Record something that makes the benchmark invalid (a failed query, a lost server)."""

@@ -97,7 +97,10 @@ def run_query_stream(
         for position, query in enumerate(stream_order(stream), start=1):
             if ctx.stop.is_set():
                 return
-            rendered = render(query, params[query], dialect=ctx.engine.dialect, stream=stream)
+            rendered = render(
+                query, params[query], dialect=ctx.engine.dialect, stream=stream,
+                view_suffix=ctx.view_suffix(run.number),
+            )  # fmt: skip
             ctx.journal.event(
                 "query_start", run=run.number, phase=phase, stream=stream,
                 position=position, query=query,

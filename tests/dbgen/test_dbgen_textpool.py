@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -34,31 +36,42 @@ def test_cached_pool_checksum() -> None:
     assert hashlib.sha1(pool).hexdigest() == textpool.POOL_SHA1
 
 
+def _first_use_in_a_new_process(cache: Path) -> None:
+    """``get_pool`` in a fresh interpreter, as a new benchmark or worker would call it."""
+    code = "from dbbench.dbgen import textpool; textpool.get_pool()"
+    env = {**os.environ, "DBBENCH_CACHE_DIR": str(cache)}
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=600)
+
+
 @pytest.mark.slow
-def test_corrupt_cache_is_rebuilt(tmp_path: Path) -> None:
+def test_cache_corrupted_in_place_is_detected_and_rebuilt(tmp_path: Path) -> None:
     good = textpool.get_pool()
     path = tmp_path / textpool._CACHE_NAME
     path.write_bytes(good.tobytes())
-    textpool.load_pool(tmp_path)  # verified once: the stamp now vouches for this file
-    stamp = tmp_path / (textpool._CACHE_NAME + ".verified")
-    assert stamp.is_file()
-    with path.open("r+b") as f:  # corrupt it in place after it was stamped: one flipped byte
+    (tmp_path / (textpool._CACHE_NAME + ".verified")).write_text("an old version's stamp\n")
+    _first_use_in_a_new_process(tmp_path)  # accepted as it is: same file, old stamp removed
+    before = path.stat()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [textpool._CACHE_NAME]
+    with path.open("r+b") as f:  # corrupt it in place: one flipped byte ...
         f.seek(12345)
         f.write(bytes([good[12345] ^ 0xFF]))
-    os.utime(path, ns=(1, 1))  # whatever the clock's resolution, the file is not the stamped one
-    pool = textpool.load_pool(tmp_path)
-    assert pool[12345] == good[12345]
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # ... size, mtime, inode kept
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (
+        before.st_size, before.st_mtime_ns, before.st_ino
+    )  # fmt: skip
+    _first_use_in_a_new_process(tmp_path)
     assert hashlib.sha1(path.read_bytes()).hexdigest() == textpool.POOL_SHA1
-    names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == sorted([textpool._CACHE_NAME, stamp.name])  # no temporaries
+    assert path.stat().st_ino != before.st_ino  # rebuilt, under a new name renamed over it
+    assert sorted(p.name for p in tmp_path.iterdir()) == [textpool._CACHE_NAME]  # no temporaries
 
 
-def test_stamp_skips_the_hash_only_for_the_stamped_file(tmp_path: Path) -> None:
+def test_right_size_wrong_content_is_not_the_pool(tmp_path: Path) -> None:
     path = tmp_path / textpool._CACHE_NAME
-    path.write_bytes(b"x" * textpool.POOL_SIZE)  # right size, wrong content
-    stamp = tmp_path / (textpool._CACHE_NAME + ".verified")
-    stamp.write_text("0 0 0 " + textpool.POOL_SHA1 + "\n", encoding="ascii")  # a stale stamp
-    assert not textpool._valid(path)
+    path.write_bytes(b"x" * textpool.POOL_SIZE)
+    assert textpool._open_valid(path) is None
+    path.write_bytes(b"x" * 100)
+    assert textpool._open_valid(path) is None
 
 
 def test_unwritable_cache_is_a_dbgen_error(tmp_path: Path) -> None:

@@ -40,6 +40,22 @@ def test_q15_view_is_per_stream_and_timed_with_the_query() -> None:
     assert rendered.script().count(";\n") == 3
 
 
+def test_q15_view_is_unique_per_run_of_a_stream() -> None:
+    names = set()
+    for suffix in ("_r1_0a1b2c", "_r2_0a1b2c", "_r1_ffee00"):
+        rendered = render(15, ["1996-01-01"], dialect="duckdb", stream=3, view_suffix=suffix)
+        view = f"revenue3{suffix}"
+        assert rendered.setup[0].startswith(f"create view {view} (supplier_no, total_revenue)")
+        assert rendered.teardown == [f"drop view {view}"]
+        assert rendered.query.count(view) == 2
+        names.add(view)
+    assert len(names) == 3
+    # qgen's own name without a suffix (``dbbench qgen`` output stays qgen's)
+    assert render(15, ["1996-01-01"], dialect="duckdb", stream=3).teardown == ["drop view revenue3"]
+    with pytest.raises(QueriesError, match="view suffix"):
+        render(15, ["1996-01-01"], dialect="duckdb", stream=3, view_suffix="; drop table x")
+
+
 def test_single_statement_queries_have_no_setup() -> None:
     rendered = render(1, ["90"], dialect="duckdb", stream=0)
     assert rendered == RenderedQuery(setup=[], query=rendered.query, teardown=[])
