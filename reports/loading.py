@@ -93,6 +93,8 @@ def load_any_result(path: Path) -> AnyResult:
         return load_result(path)
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise ReportsError(f"{file}: not a dbbench result (nested too deeply)") from None
     except json.JSONDecodeError as exc:
         raise ReportsError(f"{file}: not valid JSON (line {exc.lineno}): {exc.msg}") from exc
     except (OSError, UnicodeDecodeError) as exc:
