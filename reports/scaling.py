@@ -18,6 +18,7 @@ from markupsafe import escape
 from dbbench.reports import metrics
 from dbbench.reports.analysis import summarise_run
 from dbbench.reports.errors import ReportsError
+from dbbench.reports.indexfile import read_index, write_index
 from dbbench.reports.loading import load_result
 from dbbench.reports.telemetry import summarise
 from dbbench.reports.templating import environment
@@ -45,21 +46,11 @@ class ScaleIndex:
     schema_version: int = 1
 
     def write(self, out_dir: Path) -> Path:
-        path = out_dir / INDEX_FILE
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=2) + "\n", encoding="utf-8")
-        tmp.replace(path)
-        return path
+        return write_index(self, out_dir / INDEX_FILE)
 
     @classmethod
     def read(cls, out_dir: Path) -> ScaleIndex:
-        path = out_dir / INDEX_FILE
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ReportsError(f"cannot read the scaling index {path}: {exc}") from None
-        if data.get("schema") != INDEX_SCHEMA:
-            raise ReportsError(f"{path} is not a dbbench scaling index")
+        data = read_index(out_dir / INDEX_FILE, INDEX_SCHEMA, "scaling index")
         steps = [StepRecord(**s) for s in data.get("steps", [])]
         return cls(data["engine"], data["scale_factor"], steps, data.get("load_dir", "load"))
 

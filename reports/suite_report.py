@@ -21,6 +21,7 @@ from dbbench.reports.analysis import COLUMNS
 from dbbench.reports.compare import build_landscape, row_from_report
 from dbbench.reports.costsheet import load_cost_sheet
 from dbbench.reports.errors import ReportsError
+from dbbench.reports.indexfile import read_index, write_index
 from dbbench.reports.latency import distributions
 from dbbench.reports.loading import load_result
 from dbbench.reports.model import BenchmarkResult
@@ -57,21 +58,11 @@ class SuiteIndex:
     schema_version: int = 1
 
     def write(self, out_dir: Path) -> Path:
-        path = out_dir / INDEX_FILE
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=2) + "\n", encoding="utf-8")
-        tmp.replace(path)
-        return path
+        return write_index(self, out_dir / INDEX_FILE)
 
     @classmethod
     def read(cls, out_dir: Path) -> SuiteIndex:
-        path = out_dir / INDEX_FILE
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ReportsError(f"cannot read the suite index {path}: {exc}") from None
-        if data.get("schema") != INDEX_SCHEMA:
-            raise ReportsError(f"{path} is not a dbbench suite index")
+        data = read_index(out_dir / INDEX_FILE, INDEX_SCHEMA, "suite index")
         entries = [EntryRecord(**e) for e in data.get("entries", [])]
         return cls(data["suite_file"], data["baseline"], entries)
 
