@@ -8,9 +8,19 @@ no traceback; every measurement in its journal is in the result ``dbbench report
 (rebuilt from the journal where the result file lags); and the next run succeeded on a
 database that is exactly as the load and the completed refresh pairs left it (no refresh
 pair pending). Also: a second run on the same database while one is running, and a run
-whose run directory cannot grow (RLIMIT_FSIZE, the stand-in for a full disk).
+whose run directory cannot grow (RLIMIT_FSIZE for the server engines; a 64 KiB tmpfs for
+DuckDB, whose own file the limit would stop first).
 
-    python benchmarks/fault_injection.py --engines duckdb,postgresql,mariadb --sf 0.1
+The phase ``refresh`` signals the run as soon as the power test's RF1 has started (with
+``?refresh_batch=1`` on the server engines, so RF1 is many small transactions and the
+signal lands inside it); the next run must find the pair pending and repair it by key.
+``--server-kill`` adds, per server engine, a private server (started in a temporary
+directory on a free loopback port; never the shared one) killed with -9 during the
+throughput test: the run must stop with one line and exit 3, keep what it measured, and the
+next run on the restarted server must find the database exact.
+
+    python benchmarks/fault_injection.py --engines duckdb,postgresql,mariadb --sf 0.1 \
+        --phases load,power,throughput,refresh --server-kill
 
 PostgreSQL and MariaDB: the servers of the test suite (127.0.0.1:5432, 127.0.0.1:3306);
 a private database is created and dropped for each.
@@ -31,6 +41,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from _private_servers import PrivateServer, private_mariadb, private_postgres
+
 from dbbench.drivers.journal import read_journal
 from dbbench.drivers.loader import check_loaded
 from dbbench.drivers.registry import open_engine
@@ -38,7 +50,12 @@ from dbbench.reports.loading import load_result
 
 PG = "postgresql://postgres@127.0.0.1:5432"
 MARIADB = "mysql+pymysql://root@127.0.0.1:3306"
-EVENTS = {"load": "load_start", "power": "phase_start", "throughput": "phase_start"}
+EVENTS = {
+    "load": "load_start",
+    "power": "phase_start",
+    "throughput": "phase_start",
+    "refresh": "rf1_start",
+}
 SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM, "SIGKILL": signal.SIGKILL}
 
 
@@ -91,7 +108,9 @@ def wait_event(journal: Path, event: str, phase: str, proc: subprocess.Popen[str
     while time.monotonic() < deadline and proc.poll() is None:
         if journal.exists():
             for e in read_journal(journal):
-                if e["event"] == event and (event == "load_start" or e.get("phase") == phase):
+                if e["event"] == event and (
+                    event in ("load_start", "rf1_start") or e.get("phase") == phase
+                ):
                     return True
         time.sleep(0.01)
     return False
@@ -125,13 +144,15 @@ def run_args(url: str, sf: str, out: Path, *extra: str) -> list[str]:
 
 def one_case(engine: str, phase: str, sig: str, sf: str, tmp: Path) -> list[str]:
     with database(engine, tmp) as url:
+        if phase == "refresh" and engine != "duckdb":
+            url += "?refresh_batch=1"
         if phase != "load":
             setup = dbbench("load", "-e", url, "-s", sf, "-o", str(tmp / "load"))
             setup.communicate()
         out = tmp / "stopped"
         proc = dbbench(*run_args(url, sf, out, *(["--reload"] if phase == "load" else [])))
         caught = wait_event(out / "journal.jsonl", EVENTS[phase], phase, proc)
-        time.sleep(0.5 if phase == "load" else 0.2)
+        time.sleep({"load": 0.5, "refresh": 0.0}.get(phase, 0.2))
         if not caught or proc.poll() is not None:
             proc.communicate()
             return [engine, phase, sig, "MISSED (ended first)", "", "", "red"]
@@ -148,7 +169,9 @@ def one_case(engine: str, phase: str, sig: str, sf: str, tmp: Path) -> list[str]
         nxt = dbbench(*run_args(url, sf, tmp / "next"))
         nxt.communicate()
         state = state_ok(url, float(sf)) if nxt.returncode == 0 else f"next run {nxt.returncode}"
-        green = clean and kept == journaled and state == "exact"
+        if phase == "refresh":
+            state += f" ({pair_state(out, tmp / 'next')})"
+        green = clean and kept == journaled and state.startswith("exact")
         return [
             engine,
             phase,
@@ -158,6 +181,74 @@ def one_case(engine: str, phase: str, sig: str, sf: str, tmp: Path) -> list[str]
             state,
             "green" if green else "red",
         ]
+
+
+def pair_state(stopped: Path, nxt: Path) -> str:
+    """Where the stop caught the refresh pair, and what the next run did about it."""
+    events = [e["event"] for e in read_journal(stopped / "journal.jsonl")]
+    where = "RF1 done" if "rf1_end" in events else "inside RF1"
+    repaired = any(e["event"] == "refresh_repaired" for e in read_journal(nxt / "journal.jsonl"))
+    return f"{where}, {'repaired' if repaired else 'nothing to repair'}"
+
+
+def server_killed_case(engine: str, sf: str, tmp: Path) -> list[str]:
+    """kill -9 of a private server during the throughput test; then restart it."""
+    servers = {"postgresql": private_postgres, "mariadb": private_mariadb}
+    with servers[engine]() as server:
+        url = _bench_database(engine, server)
+        dbbench("load", "-e", url, "-s", sf, "-o", str(tmp / "load")).communicate()
+        out = tmp / "killed"
+        proc = dbbench(*run_args(url, sf, out))
+        caught = wait_event(out / "journal.jsonl", "phase_start", "throughput", proc)
+        time.sleep(0.3)
+        if not caught or proc.poll() is not None:
+            proc.communicate()
+            return [engine, "throughput", "server kill -9", "MISSED (ended first)", "", "", "red"]
+        server.kill()
+        try:
+            _, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            return [engine, "throughput", "server kill -9", "HUNG", "", "", "red"]
+        # one line saying the connection was lost (a preflight warning may precede it), and
+        # where the partial result is
+        lost = [ln for ln in err.splitlines() if "connection to the engine was lost" in ln]
+        kept_line = any(ln.startswith("dbbench: partial result: ") for ln in err.splitlines())
+        clean = proc.returncode == 3 and len(lost) == 1 and kept_line and "Traceback" not in err
+        journaled, kept = measured(out)
+        server.start()
+        nxt = dbbench(*run_args(url, sf, tmp / "next"))
+        nxt.communicate()
+        state = state_ok(url, float(sf)) if nxt.returncode == 0 else f"next run {nxt.returncode}"
+        green = clean and kept == journaled and state == "exact"
+        if not clean:
+            print(f"[{engine} server kill] stderr: {err!r}", file=sys.stderr)
+        return [engine, "throughput", "server kill -9",
+                f"exit {proc.returncode}" + ("" if clean else " + not one line/wrong code"),
+                f"{kept}/{journaled}", state, "green" if green else "red"]  # fmt: skip
+
+
+def _bench_database(engine: str, server: PrivateServer) -> str:
+    if engine == "postgresql":
+        import psycopg
+
+        with psycopg.connect(server.url, autocommit=True) as conn:
+            conn.execute("CREATE DATABASE bench")
+        return server.url.rsplit("/", 1)[0] + "/bench"
+    return server.url  # the private MariaDB comes with its database ``bench``
+
+
+@contextlib.contextmanager
+def small_tmpfs(size: str) -> Iterator[Path]:
+    """A tmpfs of ``size`` (needs root); the directory."""
+    mnt = Path(tempfile.mkdtemp(prefix="dbbench-full-"))
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)], check=True)
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], check=False)
+        mnt.rmdir()
 
 
 def concurrent_case(engine: str, sf: str, tmp: Path) -> list[str]:
@@ -178,10 +269,14 @@ def concurrent_case(engine: str, sf: str, tmp: Path) -> list[str]:
 
 
 def disk_full_case(engine: str, sf: str, tmp: Path) -> list[str]:
-    with database(engine, tmp) as url:
+    with database(engine, tmp) as url, contextlib.ExitStack() as stack:
         dbbench("load", "-e", url, "-s", sf, "-o", str(tmp / "load")).communicate()
-        out = tmp / "full"
-        proc = dbbench(*run_args(url, sf, out), limit=60_000)
+        if engine == "duckdb":  # the run directory on a full disk; the database file not
+            out = stack.enter_context(small_tmpfs("64k")) / "full"
+            proc = dbbench(*run_args(url, sf, out), "--no-space-check")
+        else:
+            out = tmp / "full"
+            proc = dbbench(*run_args(url, sf, out), limit=20_000)
         _, err = proc.communicate()
         journaled, kept = measured(out)
         named = "(during " in err and str(out) in err
@@ -199,6 +294,8 @@ def main() -> int:
     parser.add_argument("--phases", default="load,power,throughput")
     parser.add_argument("--signals", default="SIGINT,SIGTERM,SIGKILL")
     parser.add_argument("--sf", default="0.1")
+    parser.add_argument("--server-kill", action="store_true", help="add the killed-server rows")
+    parser.add_argument("--no-extra", action="store_true", help="only the signal rows")
     args = parser.parse_args()
     rows = [["engine", "phase", "fault", "stopped run", "kept/journal", "db after next", ""]]
     engines = args.engines.split(",")
@@ -208,11 +305,18 @@ def main() -> int:
                 with tempfile.TemporaryDirectory() as tmp:
                     rows.append(one_case(engine, phase, sig, args.sf, Path(tmp)))
                 print(" | ".join(rows[-1]), flush=True)
+        if args.no_extra:
+            continue
         with tempfile.TemporaryDirectory() as tmp:
             rows.append(concurrent_case(engine, "0.3" if engine == "duckdb" else "0.1", Path(tmp)))
-        if engine != "duckdb":  # the DuckDB file itself would hit the limit
+        print(" | ".join(rows[-1]), flush=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            rows.append(disk_full_case(engine, "0.01", Path(tmp)))
+        print(" | ".join(rows[-1]), flush=True)
+        if args.server_kill and engine != "duckdb":
             with tempfile.TemporaryDirectory() as tmp:
-                rows.append(disk_full_case(engine, "0.01", Path(tmp)))
+                rows.append(server_killed_case(engine, args.sf, Path(tmp)))
+            print(" | ".join(rows[-1]), flush=True)
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     print()
     for row in rows:

@@ -342,6 +342,12 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
         with contextlib.suppress(Exception):
             proc.join(10)
     pool.shutdown(wait=False, cancel_futures=True)
+    # Let the pool's manager thread see the dead workers and close its wake-up pipe now:
+    # left running, it races Python's exit hook, which then writes to the closed pipe
+    # and prints a traceback after our one error line (seen on 3.11 with a full disk).
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(10)
 
 
 def _run_parallel(

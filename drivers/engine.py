@@ -32,6 +32,9 @@ STATE_KIT_VERSION = "kit_version"
 STATE_REFRESH_PENDING = "refresh_pending"
 #: LINEITEM's exact row count between pairs (RF1 and RF2 change it by different amounts).
 STATE_LINEITEM_ROWS = "lineitem_rows"
+#: "<token> <runs> <streams>" of the benchmark that last ran queries: the Q15 views it may
+#: have left behind when it was stopped are ``revenue<s>_r<run>_<token>``.
+STATE_Q15_VIEWS = "q15_views"
 
 
 @dataclass(frozen=True)

@@ -10,21 +10,19 @@ writes its own result file.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import shutil
-import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 from typing import Annotated
 
 import typer
 
 from dbbench.commands.options import ScaleFactor
 from dbbench.commands.run_progress import phase_breakdown, show_progress
+from dbbench.commands.signals import sigterm_as_interrupt
 from dbbench.drivers.errors import ConnectionLostError
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import (
@@ -96,40 +94,6 @@ def _engine_url(engine: str, out_dir: Path) -> str:
     return engine
 
 
-#: The one line of a second Ctrl-C, which exits at once.
-AGAIN = "dbbench: interrupted again; stopped at once (the journal keeps what was measured)\n"
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """``kill`` stops a run as cleanly as Ctrl-C (partial result, journal kept); a second
-    Ctrl-C or ``kill`` while that cleanup runs exits at once, saying so in one line. The
-    previous handlers come back afterwards (the CLI may run inside another program)."""
-    signals = (signal.SIGINT, signal.SIGTERM)
-    received: list[int] = []
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        if received:
-            os.write(2, AGAIN.encode())
-            for child in multiprocessing.active_children():  # the generator's workers
-                with contextlib.suppress(Exception):
-                    child.kill()
-            os._exit(ExitCode.INTERRUPTED)
-        received.append(signum)
-        raise KeyboardInterrupt
-
-    try:
-        previous = {s: signal.signal(s, handler) for s in signals}
-    except ValueError:  # not the main thread: signals cannot be handled here anyway
-        yield
-        return
-    try:
-        yield
-    finally:
-        for signum, old in previous.items():
-            signal.signal(signum, old)
-
-
 def _write_reports(
     result: BenchmarkResult, out_dir: Path, cost_sheet: CostSheet | None
 ) -> list[Path]:
@@ -194,7 +158,7 @@ def execute(
         _give_up(out_dir, created)
         raise
     progress = RunProgress()
-    with _sigterm_as_interrupt():
+    with sigterm_as_interrupt():
         try:
             bench = Benchmark(
                 db, url, options, out_dir, command=command, progress=progress, judge=judge

@@ -191,5 +191,10 @@ def _interrupted(exc: BaseException) -> bool:
 
 
 def connect(url: EngineURL) -> DuckDBEngine:
-    """The registry's entry point for ``duckdb`` URLs."""
+    """The registry's entry point for ``duckdb`` URLs (a file, never a server)."""
+    if url.username or url.password or url.host or url.port:
+        raise DriversError(
+            f"a DuckDB URL names a file, not a server: {url} takes no user, password, "
+            "host or port (duckdb:///relative.duckdb or duckdb:////absolute.duckdb)"
+        )
     return DuckDBEngine(url)

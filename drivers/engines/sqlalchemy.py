@@ -126,7 +126,25 @@ class SqlAlchemyEngine(SqlEngine):
         self._admin = self.session()
 
     def make_policy(self, url: EngineURL, errors: tuple[type[BaseException], ...]) -> ErrorPolicy:
-        return ErrorPolicy(url, errors, connection_lost)
+        dialect = self.sa.dialect
+
+        def lost(exc: BaseException) -> bool:
+            """SQLAlchemy's own verdict, else its dialect's: the sessions use DBAPI
+            connections directly, so a DBAPI error never passed SQLAlchemy's wrapper."""
+            if connection_lost(exc):
+                return True
+            orig = getattr(exc, "orig", None) or exc
+            state = str(getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None) or "")
+            if state.startswith("08") or state in _LOST_STATES:
+                return True  # SQLSTATE: connection exception, or the server shut it down
+            if any(phrase in str(orig).lower() for phrase in _LOST_PHRASES):
+                return True
+            try:
+                return bool(dialect.is_disconnect(orig, None, None))  # type: ignore[arg-type]
+            except Exception:
+                return False
+
+        return ErrorPolicy(url, errors, lost)
 
     def make_ddl_rules(self) -> ddl.DdlRules:
         """Type names as this SQLAlchemy dialect writes them."""
@@ -210,6 +228,19 @@ def _rebatch(batches: Iterable[pa.RecordBatch], rows: int) -> Iterable[pa.Table]
             pending, count = [], 0
     if pending:
         yield pa.Table.from_batches(pending)
+
+
+#: SQLSTATEs of a connection the server ended (admin, crash, shutdown), beyond class 08.
+_LOST_STATES = frozenset({"57P01", "57P02", "57P03"})
+#: What DBAPI drivers say when the connection is gone, whatever their error class.
+_LOST_PHRASES = (
+    "terminating connection",
+    "server closed the connection",
+    "connection already closed",
+    "lost connection",
+    "server has gone away",
+    "connection reset",
+)
 
 
 def connection_lost(exc: BaseException) -> bool:

@@ -27,6 +27,7 @@ TEMPLATES = [
     "mysql+pymysql://root:{pw}@127.0.0.1:1/db",
     "mysql+pymysql://root:{pw}@127.0.0.1:3306/db?charset=nonsense",
     "sqlite://u:{pw}@h/x",
+    "duckdb://u:{pw}@/x",
     "postgresql://bench@127.0.0.1:1/db?password={pw}",
     "postgresql://bench:{pw}@127.0.0.1:1/db?sslmode=%zz",
 ]
@@ -53,3 +54,15 @@ def test_no_piece_of_a_password_is_shown_or_written(
     for where, text in texts.items():
         for piece in pieces(password):
             assert piece not in text, f"{piece!r} of the password in {where}: {text[:300]}"
+
+
+def test_a_duckdb_url_with_credentials_is_refused_and_creates_no_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for url in ("duckdb://u:Pw7Zq9xK3yVv@/x", "duckdb://somehost/x", "duckdb://somehost:5/x"):
+        assert main(["load", "-e", url, "-s", "0.01", "-o", str(tmp_path / "out")]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "names a file, not a server" in err, err
+        assert "Pw7Zq9xK3yVv" not in err
+    assert not (tmp_path / "x").exists()

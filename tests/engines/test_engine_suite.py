@@ -175,7 +175,6 @@ def test_cancel_stops_a_running_statement(loaded: Loaded) -> None:
         session.close()
 
 
-@pytest.mark.notimpl(["sqlalchemy"], reason="the generic engine sees only a failed statement")
 def test_a_lost_connection_is_its_own_one_line_error(loaded: Loaded) -> None:
     if loaded.conf.kill_connection is None:
         pytest.skip(f"{loaded.kind} runs in process: there is no server connection to lose")
