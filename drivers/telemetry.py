@@ -246,16 +246,17 @@ class Sampler:
         if seconds <= 0:
             return
         user, system, iowait, _ = _cpu_split(new.cpu, old.cpu)
-        per_core = [
-            round(_cpu_split(n, o)[3], 1) for n, o in zip(new.cores, old.cores, strict=False)
-        ]
+        cores = [_cpu_split(n, o) for n, o in zip(new.cores, old.cores, strict=False)]
         d = self.data
         with self._lock:
             d.t.append(round(new.t, 3))
             d.cpu_user.append(round(user, 1))
             d.cpu_system.append(round(system, 1))
             d.cpu_iowait.append(round(iowait, 1))
-            d.cpu_per_core.append(per_core)
+            d.cpu_per_core.append([round(c[3], 1) for c in cores])
+            d.cpu_core_user.append([round(c[0], 1) for c in cores])
+            d.cpu_core_system.append([round(c[1], 1) for c in cores])
+            d.cpu_core_iowait.append([round(c[2], 1) for c in cores])
             d.mem_used.append(new.mem_used)
             d.disk_read_bps.append(round(_rate(new.disk, old.disk, "read_bytes", seconds)))
             d.disk_write_bps.append(round(_rate(new.disk, old.disk, "write_bytes", seconds)))

@@ -45,7 +45,8 @@ class Row:
     compliant: bool | None  # None: published (audited elsewhere)
     kit_version: str = ""
     query_version: str = ""
-    power_times: dict[str, float] = field(default_factory=dict)
+    power_times: dict[str, float] = field(default_factory=dict)  # spec-rounded (0.1 s)
+    power_exact: dict[str, float] = field(default_factory=dict)  # full resolution
     relative_qphh: float | None = None
     relative_throughput: float | None = None
 
@@ -55,7 +56,9 @@ class Landscape:
     rows: list[Row]
     baseline: str
     warnings: list[str]
-    ratios: list[tuple[str, list[tuple[float | None, float | None]]]]  # column -> per local row
+    #: column -> per local row: (spec-rounded seconds, full-resolution seconds, ratio of the
+    #: full-resolution times to the first local row's)
+    ratios: list[tuple[str, list[tuple[float | None, float | None, float | None]]]]
     ratio_labels: list[str] = field(default_factory=list)  # the local rows of ``ratios``
 
     @property
@@ -92,6 +95,7 @@ def row_from_report(label: str, report: Report) -> Row:
         kit_version=res.kit_version,
         query_version=res.query_version,
         power_times=dict(run.power_times) if run else {},
+        power_exact=dict(run.power_exact) if run else {},
     )
 
 
@@ -183,17 +187,14 @@ def build_landscape(rows: list[Row], sort: str = "qphh", force: bool = False) ->
         r.relative_throughput = _ratio(r.throughput, base.throughput)
     local = [r for r in rows if r.kind == "local" and r.power_times]
     ratios = []
-    if local:
-        ref = local[0].power_times
+    if local:  # full-resolution times: the spec's 0.1 s floor would make fast engines tie
+        ref = local[0].power_exact
         for col in COLUMNS:
-            ratios.append(
-                (
-                    col,
-                    [
-                        (r.power_times.get(col), _ratio(r.power_times.get(col), ref.get(col)))
-                        for r in local
-                    ],
-                )
-            )
+            cells = [
+                (r.power_times.get(col), r.power_exact.get(col),
+                 _ratio(r.power_exact.get(col), ref.get(col)))
+                for r in local
+            ]  # fmt: skip
+            ratios.append((col, cells))
     labels = [r.label for r in local]
     return Landscape(_sort(rows, sort), base.label, warnings, ratios, labels)

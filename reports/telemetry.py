@@ -37,6 +37,8 @@ class PhaseUsage:
     write_iops: float | None = None
     net_mbps: float | None = None  # sent + received
     engine: dict[str, float] = field(default_factory=dict)  # the engine's counters, averaged
+    #: per core: (user, system, iowait) % of that core's time; empty for version 1 samples
+    per_core: list[tuple[float, float, float]] = field(default_factory=list)
 
     @property
     def short(self) -> bool:
@@ -88,6 +90,23 @@ def _weighted(values: list[float], weights: list[float]) -> float | None:
     return sum(v * w for v, w in zip(values, weights, strict=True)) / total
 
 
+def _per_core(
+    tel: Telemetry, avg: Callable[[list[float]], float | None]
+) -> list[tuple[float, float, float]]:
+    """Each core's average (user, system, iowait) %, where every sample has every core."""
+    series = (tel.cpu_core_user, tel.cpu_core_system, tel.cpu_core_iowait)
+    if not tel.cpu_core_user or any(len(x) != len(tel.t) for x in series):
+        return []
+    cores = min(len(row) for x in series for row in x)
+    out = []
+    for core in range(cores):
+        user, system, iowait = (avg([row[core] for row in x]) for x in series)
+        if user is None or system is None or iowait is None:
+            return []
+        out.append((user, system, iowait))
+    return out
+
+
 def usage(tel: Telemetry, label: str, start: float, end: float) -> PhaseUsage:
     """Average use between ``start`` and ``end`` (epoch seconds)."""
     weights = []
@@ -118,6 +137,7 @@ def usage(tel: Telemetry, label: str, start: float, end: float) -> PhaseUsage:
     net = [s + r for s, r in zip(tel.net_sent_bps, tel.net_recv_bps, strict=False)]
     value = avg(net)
     out.net_mbps = None if value is None else value / MB
+    out.per_core = _per_core(tel, avg)
     for name, series in tel.engine.items():
         if len(series) == len(weights):  # probing stopped early: no per-phase figure
             engine_value = avg(series)

@@ -134,9 +134,29 @@ def test_compare_local_runs_with_cost_sheet_and_ratios(
     args = ["compare", str(tmp_path / "slow"), str(tmp_path / "fast"), "-c", str(X4600_SHEET)]
     assert main([*args, "-f", "md"]) == 0
     out = capsys.readouterr().out
-    assert "| Q14 | 4.8 (1.00x) | 2.4 (0.50x) |" in out
+    assert "| Q14 | 4.8 s / 4,800.0 ms (1.00x) | 2.4 s / 2,400.0 ms (0.50x) |" in out
     fast_row = next(line for line in out.splitlines() if line.startswith("| fast |"))
     assert "| 2.00x | 2.00x |" in fast_row  # QphH and throughput relative to "slow"
+
+
+def test_compare_ratios_use_full_resolution_where_the_spec_rounding_ties(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Queries under the spec's 0.1 s floor all report 0.1 s; the per-query ratios divide
+    the measured times, so 0.02 s against 0.05 s is 0.40x, not a 1.00x tie."""
+    slow, fast = make_result(), make_result()
+    for result, secs in ((slow, 0.05), (fast, 0.02)):
+        for run in result.runs:
+            for iv in run.intervals:
+                if iv.phase == "power" and iv.query == 6:
+                    iv.end = iv.start + secs
+                    iv.seconds = secs
+    slow.write(tmp_path / "slow" / "result.json")
+    fast.write(tmp_path / "fast" / "result.json")
+    assert main(["compare", str(tmp_path / "slow"), str(tmp_path / "fast"), "-f", "md"]) == 0
+    out = capsys.readouterr().out
+    q6 = next(line for line in out.splitlines() if line.startswith("| Q6 |"))
+    assert q6 == "| Q6 | 0.1 s / 50.0 ms (1.00x) | 0.1 s / 20.0 ms (0.40x) |", q6
 
 
 def test_reports_import_nothing_from_the_pipeline() -> None:

@@ -132,7 +132,7 @@ def test_every_code_has_a_message_that_formats(code: str) -> None:
         "sf": 0.5, "official": "1, 10", "streams": 1, "minimum": 2, "runs": 1, "status": "partial",
         "run": 1, "what": "Q1", "where": "power test", "error": "boom", "count": 3,
         "sets": "1, 2",
-        "first": "Q1 failed", "text": "an old reason", "stream": 2,
+        "first": "Q1 failed", "text": "an old reason", "stream": 2, "orders": 12, "lineitem": 60,
     }  # fmt: skip
     text = message(Reason(code, facts))
     assert text and "{" not in text and code not in text

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -32,6 +34,17 @@ def test_sampler_sees_cpu_work_and_disk_writes(tmp_path: Path) -> None:
     series = (tel.cpu_user, tel.cpu_system, tel.cpu_iowait, tel.mem_used, tel.disk_write_bps)
     assert all(len(s) == len(tel.t) for s in series)
     assert len(tel.cpu_per_core[0]) == tel.cores
+    assert tel.version == 2
+    for i in range(len(tel.t)):  # per core: user + system is within the core's busy share
+        # (busy also counts steal time on a virtual machine)
+        for core in range(tel.cores or 0):
+            u, sy, io = (
+                x[i][core] for x in (tel.cpu_core_user, tel.cpu_core_system, tel.cpu_core_iowait)
+            )
+            assert 0 <= io <= 100 and 0 <= u + sy <= 100.2
+            assert abs(u + sy - tel.cpu_per_core[i][core]) <= 0.2, (i, core)
+    # one core was kept busy in user mode: some sample shows a core mostly in user time
+    assert max(max(row) for row in tel.cpu_core_user) > 50
     assert max(u + s for u, s in zip(tel.cpu_user, tel.cpu_system, strict=True)) > 30
     assert all(0 <= v <= 100 for v in tel.cpu_user + tel.cpu_system + tel.cpu_iowait)
     # rates times the intervals they were measured over (longer than asked on a busy machine)
@@ -82,6 +95,26 @@ def test_reports_show_telemetry_and_latency(duckdb_run: Path) -> None:
     assert "resources: CPU " in (duckdb_run / "summary.txt").read_text()
 
 
+def test_per_core_split_is_averaged_per_phase_and_reported(duckdb_run: Path) -> None:
+    result = load_result(duckdb_run)
+    tel = result.telemetry
+    summary = summarise(result)
+    assert tel is not None and summary is not None
+    whole = summary.phases[-1]
+    assert len(whole.per_core) == tel.cores
+    # the cores' average user time is the machine's user time (equal-weight cores), up to
+    # the two readings (all cores, per core) not being taken at the very same instant
+    mean_user = sum(u for u, _, _ in whole.per_core) / len(whole.per_core)
+    assert abs(mean_user - (whole.cpu_user or 0)) < 5, (mean_user, whole.cpu_user)
+    md = render(result, "md")
+    assert "Per core, user / system / iowait" in md and "| core 0 |" in md
+    # a version 1 telemetry object (no per-core split) still renders, without that table
+    tel.version, tel.cpu_core_user, tel.cpu_core_system, tel.cpu_core_iowait = 1, [], [], []
+    assert summarise(result).phases[-1].per_core == []  # type: ignore[union-attr]
+    md1 = render(result, "md")
+    assert "## Resource use" in md1 and "Per core, user / system" not in md1
+
+
 def test_usage_weighs_samples_by_overlap(duckdb_run: Path) -> None:
     result = load_result(duckdb_run)
     tel = result.telemetry
@@ -105,3 +138,32 @@ def test_telemetry_can_be_switched_off_and_old_results_still_render(tmp_path: Pa
     assert "Resource use" not in render(result, "md")
     assert "resources:" not in render(result, "text")
     assert dbbench("run", "--telemetry-interval", "-1", "-o", str(tmp_path / "bad")) == 1
+
+
+def test_without_psutil_the_run_goes_on_and_the_report_says_why(tmp_path: Path) -> None:
+    """The telemetry extra missing: psutil cannot be imported in the dbbench process."""
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "sitecustomize.py").write_text("import sys\nsys.modules['psutil'] = None\n")
+    out = tmp_path / "nopsutil"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(shim), os.environ.get("PYTHONPATH", "")]),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "dbbench", "run", "-e", "duckdb", "-s", "0.01", "-S", "1",
+         "--runs", "1", "-o", str(out)],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    check = subprocess.run(
+        [sys.executable, "-c", "import psutil"], env=env, capture_output=True, text=True
+    )
+    assert check.returncode != 0  # the shim really hid psutil
+    result = load_result(out)
+    assert result.telemetry is not None and result.telemetry.t == []
+    assert "install the telemetry extra" in result.telemetry.note
+    md = (out / "report.md").read_text()
+    assert "install the telemetry extra" in md
+    assert result.runs and result.runs[0].intervals  # the run itself was measured
