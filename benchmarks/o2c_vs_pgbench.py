@@ -15,7 +15,9 @@ The two alternate (pgbench, o2c, pgbench, o2c, ...), best of ``--repeat``:
 
 Run: ``python benchmarks/o2c_vs_pgbench.py --engine postgresql://user@host/tpch
 [--users 1000] [--think 1] [--work-processes 4] [--seconds 30] [--repeat 2]``; the TPC-H
-database must be loaded (``dbbench load``) and ``pgbench`` on the PATH.
+database must be loaded (``dbbench load``) and ``pgbench`` on the PATH. With
+``--at-search RESULT`` (an ``o2c search`` result on that database) o2c runs at the user
+count the search found, i.e. at the response-time limit, with its think time and pool.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import re
 import secrets
 import shutil
 import subprocess
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
@@ -34,7 +37,8 @@ from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.simulator import RunConfig, run_probe
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.url import redact
-from dbbench.reports.o2c_metrics import summarize
+from dbbench.reports.model import O2CResult
+from dbbench.reports.o2c_metrics import summarize, summarize_result
 
 
 def _sibling(url: str, name: str) -> str:
@@ -63,7 +67,23 @@ def main() -> None:
     ap.add_argument("--work-processes", type=int, default=4)
     ap.add_argument("--seconds", type=float, default=30.0)
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument(
+        "--at-search",
+        metavar="RESULT",
+        help="an `o2c search` result: run o2c at the user count it found (the response-time "
+        "limit), with its think time and work processes",
+    )
     args = ap.parse_args()
+    if args.at_search:
+        found = summarize_result(O2CResult.read(Path(args.at_search)))
+        if found.best is None:
+            raise SystemExit(f"{args.at_search}: the search found no passing user count")
+        args.users, args.think = found.best.users, found.best.think
+        args.work_processes = found.best.work_processes
+        print(
+            f"at the search's result: {args.users:,} users, think {args.think:g} s, "
+            f"{args.work_processes} work processes (avg RT there {found.best.avg_rt:.3f} s)"
+        )
     if shutil.which("pgbench") is None:
         raise SystemExit("pgbench is not on the PATH")
 

@@ -80,6 +80,11 @@ def _runs_and_load(result: BenchmarkResult) -> list[Reason]:
         reasons.append(reason("load-not-in-invocation" if part else "load-reused"))
     for what in result.config.get("refresh_repaired") or []:  # a pair an earlier stop left
         reasons.append(reason("refresh-repaired", what=str(what)))
+    o2c = result.config.get("o2c_workload_rows")
+    if isinstance(o2c, dict) and o2c.get("orders"):  # o2c's own orders, visible to the queries
+        reasons.append(
+            reason("o2c-workload-present", orders=o2c.get("orders"), lineitem=o2c.get("lineitem"))
+        )
     if result.status != "complete":
         reasons.append(reason("status-not-complete", status=result.status))
     return reasons

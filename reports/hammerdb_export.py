@@ -424,10 +424,9 @@ def _o2c_to_report(r: O2CResult) -> dict[str, Any]:
     if not r.probes:
         raise ValueError("the o2c result holds no probe: nothing to export")
     index = 0
-    if r.kind == "search":
-        summaries = summarize_result(r).probes
-        passing = [i for i, x in enumerate(summaries) if x.passed]
-        index = max(passing, key=lambda i: summaries[i].users) if passing else len(r.probes) - 1
+    if r.kind in ("search", "scale"):
+        found = summarize_result(r)
+        index = next((i for i, x in enumerate(found.probes) if x is found.best), len(r.probes) - 1)
     probe = r.probes[index]
     s = summarize(probe, r.rt_limit)
     digest = hashlib.sha1(f"{r.created}{r.engine.url}o2c".encode()).hexdigest()[:24].upper()

@@ -192,7 +192,7 @@ class Telemetry:
     over the interval that ends at ``t[i]``; CPU figures are percentages of all cores.
     """
 
-    version: int = 1
+    version: int = 2  # 2: per-core user/system/iowait (version 1 files lack them)
     source: str = "psutil"
     interval: float = 1.0  # seconds between samples
     scope: Literal["host", "client"] = "host"
@@ -205,6 +205,9 @@ class Telemetry:
     cpu_system: list[float] = field(default_factory=list)
     cpu_iowait: list[float] = field(default_factory=list)
     cpu_per_core: list[list[float]] = field(default_factory=list)  # busy % of each core
+    cpu_core_user: list[list[float]] = field(default_factory=list)  # % of each core's time
+    cpu_core_system: list[list[float]] = field(default_factory=list)
+    cpu_core_iowait: list[list[float]] = field(default_factory=list)
     mem_used: list[int] = field(default_factory=list)  # bytes
     disk_read_bps: list[float] = field(default_factory=list)  # bytes/s
     disk_write_bps: list[float] = field(default_factory=list)
@@ -378,16 +381,32 @@ class O2CProbe:
     driver_cpu_seconds: float | None = None  # the driver process's CPU during the window
     host_cpu_busy: float | None = None  # busy fraction of all host CPUs during the window
     host_cpus: int | None = None
+    #: CPU seconds of the database server's processes on this host during the window (None:
+    #: not seen: embedded in the driver, on another host, or without psutil)
+    server_cpu_seconds: float | None = None
+    #: the driver's own lag, seconds from a step's due time (the end of its think time) to
+    #: its user task running: near zero unless the driver itself is the bottleneck
+    driver_lag_p50: float | None = None
+    driver_lag_p99: float | None = None
+    driver_lag_max: float | None = None
     #: a CSV file next to the result holding the steps, when the driver died before it
     #: wrote them here (columns: :data:`O2C_JOURNAL_COLUMNS`, no header); read on load
     steps_journal: str | None = None
+    #: ``probe``: one step of a search or study; ``confirmation``: the full-length run a
+    #: search makes at the user count it found (its verdict decides that count)
+    role: Literal["probe", "confirmation"] = "probe"
+    #: SD-Parallel: the database nodes (URLs without password) the users were spread over,
+    #: round-robin: user ``u`` worked on node ``u % len(nodes)``; empty for one database
+    nodes: list[str] = field(default_factory=list)
 
 
 @dataclass
 class O2CResult:
-    """An o2c ``run`` (one probe) or ``search`` (every probe it made)."""
+    """An o2c ``run`` (one probe), ``search`` (every probe it made), ``scale`` (a scaling
+    study: one probe per user count of a series) or ``nodes`` (an SD-Parallel-style node
+    study: per cluster size, the run at the user count its search found)."""
 
-    kind: Literal["run", "search"]
+    kind: Literal["run", "search", "scale", "nodes"]
     engine: EngineInfo
     system: SystemInfo
     kit_version: str

@@ -108,9 +108,17 @@ class ProbeSummary:
     throughput: list[tuple[float, float]] = field(default_factory=list)  # (t, steps/s)
     driver_cpu_ms_per_step: float | None = None
     host_cpu_busy: float | None = None
+    #: the local database server's processes' share of all host CPUs in the window, and the
+    #: driver process's (None: not measured; an embedded engine is inside the driver's)
+    server_cpu_busy: float | None = None
+    driver_cpu_busy: float | None = None
+    driver_lag_p50: float | None = None  # seconds from due to the user task running
+    driver_lag_p99: float | None = None
+    driver_lag_max: float | None = None
     #: database time of the window's steps / (work processes x window): near 1, the pool
     #: (not necessarily the database) limits the users; raise --work-processes to see
     pool_utilisation: float = math.nan
+    role: str = "probe"  # or "confirmation" (a search's full-length run at its result)
 
 
 def summarize(probe: O2CProbe, rt_limit: float, bucket: float = 0.0) -> ProbeSummary:
@@ -162,6 +170,14 @@ def summarize(probe: O2CProbe, rt_limit: float, bucket: float = 0.0) -> ProbeSum
             "time, or the load was still changing (response times count any driver lag, "
             "so this does not invalidate the run)"
         )
+    loop = STEPS_PER_LOOP * probe.think
+    if n and loop > 0 and window < loop:
+        warnings.append(
+            f"the steady window ({window:.0f} s) is shorter than one order-to-cash loop "
+            f"({STEPS_PER_LOOP} steps x {probe.think:g} s think = {loop:.0f} s): few or no "
+            "orders complete inside it, so line items/h and orders/h understate; dialog "
+            "steps/h and the response time are unaffected (a longer --steady fixes it)"
+        )
     per_tx = {
         t: RtStats.of([v for st in steps for v in by_step.get(st, [])])
         for t, steps in TRANSACTION_STEPS.items()
@@ -192,8 +208,21 @@ def summarize(probe: O2CProbe, rt_limit: float, bucket: float = 0.0) -> ProbeSum
         throughput=throughput_series(probe, bucket or max(1.0, round(probe.end / 60.0))),
         driver_cpu_ms_per_step=(cpu * 1000.0 / n) if cpu is not None and n else None,
         host_cpu_busy=probe.host_cpu_busy,
+        server_cpu_busy=_share(probe.server_cpu_seconds, window, probe.host_cpus),
+        driver_cpu_busy=_share(cpu, window, probe.host_cpus),
+        driver_lag_p50=probe.driver_lag_p50,
+        driver_lag_p99=probe.driver_lag_p99,
+        driver_lag_max=probe.driver_lag_max,
         pool_utilisation=sum(dbs) / (probe.work_processes * window) if n else math.nan,
+        role=probe.role,
     )
+
+
+def _share(cpu_seconds: float | None, window: float, cpus: int | None) -> float | None:
+    """CPU seconds as a fraction of every host CPU over the window."""
+    if cpu_seconds is None or not cpus or window <= 0:
+        return None
+    return cpu_seconds / (window * cpus)
 
 
 def window_response_times(probe: O2CProbe) -> list[float]:
@@ -238,7 +267,107 @@ class SearchSummary:
 
 
 def summarize_result(result: O2CResult) -> SearchSummary:
+    """Every probe's summary and the result: the largest user count none of whose runs
+    failed (a failed confirmation run rules its count out); its confirmation run's figures
+    when there is one, else its probe's."""
     probes = [summarize(p, result.rt_limit) for p in result.probes]
-    passing = [p for p in probes if p.passed]
-    best = max(passing, key=lambda p: p.users) if passing else None
+    failed = {p.users for p in probes if not p.passed}
+    passing = [p for p in probes if p.passed and p.users not in failed]
+    best = max(passing, key=lambda p: (p.users, p.role == "confirmation")) if passing else None
     return SearchSummary(probes, best)
+
+
+@dataclass
+class ScalePoint:
+    """One user count of an o2c scaling study, against the study's first (smallest) one."""
+
+    users: int
+    steps_per_hour: float
+    avg_rt: float
+    passed: bool
+    relative: float | None  # dialog steps/h against the first point's
+    efficiency: float | None  # relative / (users / the first point's users): 1.0 is linear
+
+
+def scaling(probes: list[ProbeSummary]) -> list[ScalePoint]:
+    """The seeds' scaling table for o2c: relative throughput and scaling efficiency."""
+    ordered = sorted(probes, key=lambda p: p.users)
+    if not ordered:
+        return []
+    first = ordered[0]
+    out = []
+    for p in ordered:
+        relative = p.steps_per_hour / first.steps_per_hour if first.steps_per_hour > 0 else None
+        efficiency = None if relative is None else relative / (p.users / first.users)
+        out.append(ScalePoint(p.users, p.steps_per_hour, p.avg_rt, p.passed, relative, efficiency))
+    return out
+
+
+@dataclass
+class NodeSummary:
+    """One database node of an SD-Parallel-style run (users round-robin over the nodes)."""
+
+    node: str
+    users: int
+    steps: int  # dialog steps completed in the window
+    errors: int
+    avg_rt: float
+    steps_per_hour: float
+
+
+def per_node(probe: O2CProbe) -> list[NodeSummary]:
+    """The window's figures per node (user ``u`` on node ``u % len(probe.nodes)``); empty
+    when the probe ran on one database."""
+    n = len(probe.nodes)
+    if n < 2:
+        return []
+    s = probe.steps
+    w0, w1 = probe.window_start, probe.window_end
+    window = max(w1 - w0, 1e-9)
+    rts: list[list[float]] = [[] for _ in range(n)]
+    errors = [0] * n
+    for i in range(len(s.step)):
+        k = s.user[i] % n
+        if not s.ok[i]:
+            errors[k] += 1
+            continue
+        rt = s.wait[i] + s.db[i]
+        if s.step[i] == 0 or not (w0 <= s.due[i] + rt <= w1):
+            continue
+        rts[k].append(rt)
+    users = [len(range(k, probe.users, n)) for k in range(n)]
+    return [
+        NodeSummary(
+            probe.nodes[k], users[k], len(rts[k]), errors[k],
+            sum(rts[k]) / len(rts[k]) if rts[k] else math.nan,
+            len(rts[k]) * 3600.0 / window,
+        )
+        for k in range(n)
+    ]  # fmt: skip
+
+
+@dataclass
+class NodesPoint:
+    """One cluster size of an SD-Parallel-style node study: the user count found at the
+    response-time limit on that many nodes, against the one-node (smallest) figure."""
+
+    nodes: int
+    users: int
+    avg_rt: float
+    steps_per_hour: float
+    relative: float | None  # dialog steps/h against the smallest cluster's
+    efficiency: float | None  # relative / (nodes / the smallest cluster's nodes)
+
+
+def node_scaling(best: list[ProbeSummary], node_counts: list[int]) -> list[NodesPoint]:
+    """The seeds' SD-Parallel table: nodes, users at the limit, dialog steps/h, relative."""
+    pairs = sorted(zip(node_counts, best, strict=True), key=lambda x: x[0])
+    if not pairs:
+        return []
+    n0, first = pairs[0]
+    out = []
+    for n, p in pairs:
+        relative = p.steps_per_hour / first.steps_per_hour if first.steps_per_hour > 0 else None
+        efficiency = None if relative is None else relative / (n / n0)
+        out.append(NodesPoint(n, p.users, p.avg_rt, p.steps_per_hour, relative, efficiency))
+    return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,10 @@ from dbbench.reports.o2c_metrics import (
     ProbeSummary,
     RtStats,
     logged_on_series,
+    node_scaling,
+    per_node,
+    scaling,
+    summarize,
     summarize_result,
     window_response_times,
 )
@@ -98,6 +103,18 @@ def summary_rows(result: O2CResult, probe: ProbeSummary) -> list[tuple[str, str]
     ]
     if probe.host_cpu_busy is not None:
         rows.append(("Host CPU utilisation (window)", f"{probe.host_cpu_busy:.0%}"))
+    if probe.server_cpu_busy is not None:
+        rows.append(("  of it the database server (local)", f"{probe.server_cpu_busy:.0%}"))
+    if probe.driver_cpu_busy is not None:
+        rows.append(("  of it the dbbench driver", f"{probe.driver_cpu_busy:.0%}"))
+    if probe.driver_lag_p99 is not None:
+        rows.append(
+            (
+                "Driver lag, due to running (p50 / p99 / max)",
+                f"{probe.driver_lag_p50 or 0:.4f} / {probe.driver_lag_p99:.4f} / "
+                f"{probe.driver_lag_max or 0:.4f} s",
+            )
+        )
     if probe.driver_cpu_ms_per_step is not None:
         rows.append(
             (
@@ -155,7 +172,7 @@ TIMELINE_HEADER = ["time", "phase", "dialog steps/s"]
 def search_rows(probes: list[ProbeSummary]) -> list[list[str]]:
     return [
         [
-            f"{p.users:,}",
+            f"{p.users:,}" + (" (confirmation)" if p.role == "confirmation" else ""),
             _s(p.avg_rt),
             _n(p.steps_per_hour),
             _n(p.rating),
@@ -166,6 +183,74 @@ def search_rows(probes: list[ProbeSummary]) -> list[list[str]]:
 
 
 SEARCH_HEADER = ["users", "avg RT s", "dialog steps/h", RATING_NAME, "verdict"]
+NODES_HEADER = ["nodes", "users found", "limited by", "avg RT s", "dialog steps/h",
+                "relative", "per node"]  # fmt: skip
+NODES_NOTE = (
+    "SD-Parallel-style node study: per cluster size, the largest user count within the "
+    "response-time limit (users round-robin over the nodes) and what ended its search (only "
+    "'response time' means the limit was reached), its dialog steps/h, relative to the "
+    "smallest cluster, and that relative figure per node (1.00 is linear). Nodes that "
+    "share one machine share its CPUs: the table shows the method, not what separate "
+    "machines would give."
+)
+
+
+def nodes_rows(result: O2CResult) -> list[list[str]]:
+    summaries = [summarize(p, result.rt_limit) for p in result.probes]
+    counts = [max(1, len(p.nodes)) for p in result.probes]
+
+    def ratio(v: float | None) -> str:
+        return "n/a" if v is None else f"{v:.2f}"
+
+    limits = result.config.get("limited_by")
+    by_nodes = dict(zip(counts, limits, strict=False)) if isinstance(limits, list) else {}
+    return [
+        [str(x.nodes), f"{x.users:,}", str(by_nodes.get(x.nodes, "-")), _s(x.avg_rt),
+         _n(x.steps_per_hour), ratio(x.relative), ratio(x.efficiency)]
+        for x in node_scaling(summaries, counts)
+    ]  # fmt: skip
+
+
+NODE_HEADER = ["node", "users", "dialog steps", "errors", "avg RT s", "dialog steps/h"]
+NODE_NOTE = (
+    "SD-Parallel-style: users are spread round-robin over the database nodes (user u on "
+    "node u mod N), each node with its own work processes; totals are above."
+)
+
+
+def node_rows(probe: O2CProbe) -> list[list[str]]:
+    return [
+        [n.node, f"{n.users:,}", f"{n.steps:,}", f"{n.errors:,}", _s(n.avg_rt),
+         _n(n.steps_per_hour)]
+        for n in per_node(probe)
+    ]  # fmt: skip
+
+
+SCALE_HEADER = ["users", "avg RT s", "dialog steps/h", "relative", "efficiency", "verdict"]
+
+
+def scale_rows(probes: list[ProbeSummary]) -> list[list[str]]:
+    def ratio(v: float | None) -> str:
+        return "n/a" if v is None else f"{v:.2f}"
+
+    return [
+        [
+            f"{p.users:,}",
+            _s(p.avg_rt),
+            _n(p.steps_per_hour),
+            ratio(p.relative),
+            ratio(p.efficiency),
+            "within limit" if p.passed else "over limit",
+        ]
+        for p in scaling(probes)
+    ]
+
+
+SCALE_NOTE = (
+    "A scaling study: the same workload at each user count; relative is dialog steps/h "
+    "against the smallest count, efficiency is relative / (users / smallest users), 1.00 "
+    "being linear. Points over the response-time limit are shown but are no rating."
+)
 
 
 def _headline(result: O2CResult) -> tuple[str, ProbeSummary | None, list[ProbeSummary]]:
@@ -173,6 +258,13 @@ def _headline(result: O2CResult) -> tuple[str, ProbeSummary | None, list[ProbeSu
     if result.kind == "search":
         title = f"o2c search: largest number of users within {result.rt_limit:g} s"
         return title, summary.best, summary.probes
+    if result.kind == "scale":
+        title = f"o2c scaling study: {len(summary.probes)} user counts"
+        return title, summary.best, summary.probes
+    if result.kind == "nodes":
+        title = f"o2c node study: 1 to {max(len(p.nodes) for p in result.probes) or 1} nodes"
+        best = max(summary.probes, key=lambda p: p.steps_per_hour, default=None)
+        return title, best, summary.probes
     return "o2c run", (summary.probes[0] if summary.probes else None), summary.probes
 
 
@@ -211,7 +303,15 @@ def render_o2c(result: O2CResult, fmt: str = "text") -> str:
         out.append("")
         out += _table(RT_HEADER, step_rows(probe), md)
         out.append("")
-        raw = next(p for p in result.probes if p.users == probe.users)
+        raw = next(p for p in result.probes if p.users == probe.users and p.role == probe.role)
+        nodes = node_rows(raw)
+        if nodes:
+            out.append("## Per database node" if md else "Per database node")
+            out.append("")
+            out.append(NODE_NOTE)
+            out.append("")
+            out += _table(NODE_HEADER, nodes, md)
+            out.append("")
         timeline = timeline_rows(raw, probe)
         if timeline:
             out.append("## Throughput over time" if md else "Throughput over time")
@@ -224,7 +324,21 @@ def render_o2c(result: O2CResult, fmt: str = "text") -> str:
         for warning in probe.warnings:
             out.append(f"Note: {warning}")
             out.append("")
-    if result.kind == "search" or len(probes) > 1:
+    if result.kind == "nodes":
+        out.append("## Scaling by database nodes" if md else "Scaling by database nodes")
+        out.append("")
+        out.append(NODES_NOTE)
+        out.append("")
+        out += _table(NODES_HEADER, nodes_rows(result), md)
+        out.append("")
+    if result.kind == "scale":
+        out.append("## Scaling by users" if md else "Scaling by users")
+        out.append("")
+        out.append(SCALE_NOTE)
+        out.append("")
+        out += _table(SCALE_HEADER, scale_rows(probes), md)
+        out.append("")
+    elif result.kind == "search" or len(probes) > 1:
         out.append("## Probes" if md else "Probes")
         out.append("")
         out += _table(SEARCH_HEADER, search_rows(probes), md)
@@ -265,6 +379,7 @@ def _json(
         "rt_limit": result.rt_limit,
         "result": one(probe) if probe else None,
         "probes": [one(p) for p in probes],
+        "scaling": [asdict(x) for x in scaling(probes)] if result.kind == "scale" else None,
     }
 
 
@@ -299,7 +414,7 @@ def render_o2c_html(result: O2CResult) -> str:
     if probe is None:
         body.append('<p class="fail">No passing probe: no number of users met the limit.</p>')
     else:
-        raw = next(p for p in result.probes if p.users == probe.users)
+        raw = next(p for p in result.probes if p.users == probe.users and p.role == probe.role)
         verdict = "PASS" if probe.passed else "FAIL"
         body.append(f'<p class="{verdict.lower()}">{verdict}</p>')
         body.append("<h2>Results summary</h2>")
@@ -308,6 +423,11 @@ def render_o2c_html(result: O2CResult) -> str:
         body.append(_html_table(RT_HEADER, transaction_rows(probe)))
         body.append("<h2>Per dialog step</h2>")
         body.append(_html_table(RT_HEADER, step_rows(probe)))
+        nodes = node_rows(raw)
+        if nodes:
+            body.append("<h2>Per database node</h2>")
+            body.append(f"<p>{escape(NODE_NOTE)}</p>")
+            body.append(_html_table(NODE_HEADER, nodes))
         body.append("<h2>Charts</h2>")
         body.append(timeline_svg(raw, probe.throughput, logged_on_series(raw)))
         body.append(histogram_svg(window_response_times(raw), result.rt_limit))
@@ -315,7 +435,16 @@ def render_o2c_html(result: O2CResult) -> str:
             body.append(f'<p class="fail">Not valid: {escape(reason)}</p>')
         for warning in probe.warnings:
             body.append(f"<p>Note: {escape(warning)}</p>")
-    if result.kind == "search" or len(probes) > 1:
+    if result.kind == "nodes":
+        body.append("<h2>Scaling by database nodes</h2>")
+        body.append(f"<p>{escape(NODES_NOTE)}</p>")
+        body.append(_html_table(NODES_HEADER, nodes_rows(result)))
+    if result.kind == "scale":
+        body.append("<h2>Scaling by users</h2>")
+        body.append(f"<p>{escape(SCALE_NOTE)}</p>")
+        body.append(search_svg([(p.users, p.avg_rt, p.passed) for p in probes], result.rt_limit))
+        body.append(_html_table(SCALE_HEADER, scale_rows(probes)))
+    elif result.kind == "search" or len(probes) > 1:
         body.append("<h2>Probes</h2>")
         body.append(search_svg([(p.users, p.avg_rt, p.passed) for p in probes], result.rt_limit))
         body.append(_html_table(SEARCH_HEADER, search_rows(probes)))

@@ -26,6 +26,11 @@ MESSAGES: dict[str, str] = {
     "load-reused": "the load test was not measured: an already loaded database was reused",
     "load-not-in-invocation": "the load test was not part of this invocation",
     "refresh-repaired": "{what}",
+    "o2c-workload-present": (
+        "the database held {orders} o2c workload orders ({lineitem} lines) that the 22 "
+        "queries read too, so answers and times are not TPC-H's (dbbench o2c cleanup removes "
+        "them)"
+    ),
     "rebuilt-from-journal": "result rebuilt from the journal: {what}",
     "status-not-complete": "the benchmark is {status}, not complete",
     "interval-failed": "run {run}: {what} of the {where} failed ({status}){detail}",

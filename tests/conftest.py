@@ -12,6 +12,7 @@ import socket
 from collections.abc import Iterator
 
 import pytest
+from sf1_database import duckdb_sf1_path  # noqa: F401  (a fixture for every test package)
 
 PG_HOST, PG_PORT = "127.0.0.1", 5432
 MARIADB_HOST, MARIADB_PORT = "127.0.0.1", 3306

@@ -12,7 +12,7 @@ from dbbench.reports.model import O2CProbe, O2CResult, kit_version
 
 
 def build_result(
-    kind: Literal["run", "search"],
+    kind: Literal["run", "search", "scale", "nodes"],
     engine: Engine,
     url: str,
     prepared: Prepared,

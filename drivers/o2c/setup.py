@@ -23,6 +23,8 @@ from dbbench.dbgen.schema import TABLES
 from dbbench.drivers.engine import STATE_SCALE_FACTOR, Engine, Session
 from dbbench.drivers.errors import DriversError
 from dbbench.queries import o2c as q
+from dbbench.queries.dialects import DIALECTS, get_dialect
+from dbbench.queries.errors import QueriesError
 
 #: Parts each user owns, one per line item of its orders (sap_sd.md proposes 10; 5 doubles
 #: the users a small scale factor can hold, and an order still has 5 distinct materials).
@@ -70,6 +72,27 @@ def _session(engine: Engine) -> Iterator[Session]:
 
 def _scalar(s: Session, sql: str) -> Any:
     return s.query(sql).rows[0][0]
+
+
+#: Engines whose tables take no multi-statement transaction with UPDATE and DELETE.
+NOT_TRANSACTIONAL = frozenset({"spark"})
+
+
+def require_capable(engine: Engine) -> None:
+    """One line, before anything is written, for an engine the dialog steps cannot run on:
+    one without transactions, or one whose SQL dialect the steps do not know."""
+    if engine.name in NOT_TRANSACTIONAL or engine.dialect in NOT_TRANSACTIONAL:
+        raise DriversError(
+            f"o2c needs transactions with UPDATE and DELETE, which engine {engine.name!r} "
+            "does not offer on its tables; use a transactional database"
+        )
+    try:
+        get_dialect(engine.dialect)
+    except QueriesError:
+        raise DriversError(
+            f"engine {engine.name!r} speaks SQL dialect {engine.dialect!r}, which o2c's "
+            f"dialog steps do not know (they know {', '.join(DIALECTS)})"
+        ) from None
 
 
 def begin_sql(engine: Engine) -> str:
@@ -227,6 +250,7 @@ def prepare(engine: Engine, *, seed: int, users: int | None = None) -> Prepared:
     """Check the TPC-H database, allocate master data, snapshot what the workload may change."""
     if users is not None and users <= 0:
         raise DriversError(f"--users must be a positive number, not {users}")
+    require_capable(engine)
     state = engine.read_state()
     counts = _tpch_counts(engine, state)
     sf = float(state.get(STATE_SCALE_FACTOR, "0") or 0)

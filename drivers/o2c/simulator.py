@@ -23,16 +23,24 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from dbbench.drivers.engine import Engine, Session
 from dbbench.drivers.errors import ConnectionLostError, DriversError
-from dbbench.drivers.o2c.setup import Prepared, UserData, begin_sql, transaction, user_data
+from dbbench.drivers.o2c.capacity import work_processes
+from dbbench.drivers.o2c.servercpu import server_cpu_meter
+from dbbench.drivers.o2c.setup import (
+    Prepared,
+    UserData,
+    begin_sql,
+    require_capable,
+    transaction,
+    user_data,
+)
 from dbbench.queries import o2c as q
 from dbbench.reports.model import O2CProbe, O2CSteps
 
 INTERRUPTED = "interrupted"
-#: Seconds between appends to a run's step journal.
-JOURNAL_INTERVAL = 2.0
 #: Seconds the ramp-down waits for in-flight steps before giving up on them.
 RAMPDOWN_LIMIT = 60.0
 
@@ -44,7 +52,7 @@ class RunConfig:
     think_dist: str = "fixed"  # fixed (SAP) or exp (negative exponential, same mean)
     rampup: float | None = None  # default: one think time, at least 1 s
     steady: float = 300.0
-    work_processes: int | None = None  # default: min(users, 2 x CPUs, 4 at least)
+    work_processes: int | None = None  # default: drivers.o2c.capacity (server-aware)
     seed: int = 1
     progress_interval: float = 10.0
 
@@ -113,20 +121,35 @@ class Simulator:
         config: RunConfig,
         progress: Callable[[Progress], None] | None = None,
         journal: Path | None = None,
+        url: str | None = None,
+        nodes: list[Engine] | None = None,
     ) -> None:
+        """``nodes``: the database nodes of a multi-master cluster (``engine`` first), for
+        an SD-Parallel-style run: user ``u`` works on node ``u % len(nodes)`` (round-robin),
+        through that node's own pool of work processes."""
         config.validate()
         if config.users > prepared.users:
             raise DriversError(
                 f"{config.users} users, but the database is prepared for {prepared.users}: "
                 f"run `dbbench o2c prepare --users {config.users}` (after cleanup)"
             )
-        q.order_list(0, engine.dialect)  # an engine whose SQL dialect the steps lack: now
+        require_capable(engine)  # an engine the steps cannot run on: now, in one line
+        self.nodes = nodes or [engine]
+        per_node = -(-config.users // len(self.nodes))  # users on the busiest node
+        self.pool = min(
+            work_processes(n, per_node, config.work_processes) for n in self.nodes
+        )  # work processes per node
         self.engine = engine
         self.prepared = prepared
         self.config = config
         self.progress = progress
         self.journal = journal
-        self.journaled = 0
+        self.server_meter = server_cpu_meter(engine.name, url)  # a local server's own CPU
+        self.lags: list[float] = []  # per step: seconds from due to the user task running
+        #: the step journal, line-buffered: each finished step is one write(2) as it is
+        #: recorded, so SIGKILL loses no finished step (the page cache keeps what was
+        #: written); fsync'ed once, at the end
+        self._journal_file: TextIO | None = None
         self.begin = begin_sql(engine)
         self.rec = O2CSteps()
         self.errors: list[str] = []
@@ -222,8 +245,8 @@ class Simulator:
     def run(self) -> O2CProbe:
         cfg = self.config
         users = user_data(self.engine, self.prepared, cfg.users)
-        w = cfg.pool_size()
-        sessions = [self.engine.session() for _ in range(w)]
+        w = self.pool
+        node_sessions = [[n.session() for _ in range(w)] for n in self.nodes]
         start_epoch = time.time()
         probe = O2CProbe(
             users=cfg.users,
@@ -238,16 +261,23 @@ class Simulator:
             steps=self.rec,
             errors=self.errors,
         )
-        executor = ThreadPoolExecutor(max_workers=w, thread_name_prefix="o2c-wp")
+        executor = ThreadPoolExecutor(max_workers=w * len(self.nodes), thread_name_prefix="o2c-wp")
         try:
-            asyncio.run(self._main(users, sessions, executor, probe))
+            asyncio.run(self._main(users, node_sessions, executor, probe))
         except KeyboardInterrupt:
             self.errors.append(f"{INTERRUPTED} (Ctrl-C or kill): the run stopped early")
         finally:
+            self._close_journal()
             executor.shutdown(wait=True, cancel_futures=True)
-            for s in sessions:
-                s.close()
+            for sessions in node_sessions:
+                for s in sessions:
+                    s.close()
         probe.logged_on = self.logged_on
+        if self.lags:
+            lags = sorted(self.lags)
+            probe.driver_lag_p50 = round(lags[len(lags) // 2], 6)
+            probe.driver_lag_p99 = round(lags[min(len(lags) - 1, int(len(lags) * 0.99))], 6)
+            probe.driver_lag_max = round(lags[-1], 6)
         if self.fatal is not None or probe.end < probe.window_end or probe.window_end == 0:
             probe.status = "failed" if self.fatal is not None else "partial"
         else:
@@ -257,46 +287,58 @@ class Simulator:
     async def _main(
         self,
         users: list[UserData],
-        sessions: list[Session],
+        node_sessions: list[list[Session]],
         executor: ThreadPoolExecutor,
         probe: O2CProbe,
     ) -> None:
         cfg = self.config
         loop = asyncio.get_running_loop()
         t0 = loop.time()
-        pool: asyncio.Queue[Session] = asyncio.Queue()
-        for s in sessions:
-            pool.put_nowait(s)
+        pools: list[asyncio.Queue[Session]] = []
+        for sessions in node_sessions:
+            pool: asyncio.Queue[Session] = asyncio.Queue()
+            for s in sessions:
+                pool.put_nowait(s)
+            pools.append(pool)
         rampup = cfg.rampup_seconds()
         window_start = rampup + cfg.think
         probe.window_start = window_start
         probe.window_end = window_start + cfg.steady
         stop = self.stop = asyncio.Event()
+        n = len(self.nodes)
         tasks = [
-            asyncio.create_task(self._user(i, d, t0, pool, executor, sessions, stop))
+            asyncio.create_task(
+                self._user(
+                    i, d, t0, pools[d.user % n], executor, node_sessions[d.user % n], stop,
+                    self.nodes[d.user % n],
+                )
+            )
             for i, d in enumerate(users)
-        ]
+        ]  # fmt: skip
         reporter = asyncio.create_task(self._report(t0, probe, stop))
-        journaler = asyncio.create_task(self._journal(stop)) if self.journal else None
+        if self.journal is not None:
+            self._journal_file = self.journal.open("a", encoding="utf-8", buffering=1)
         cpu0: tuple[float, tuple[int, int] | None] | None = None
+        server: Callable[[], float] | None = None
         try:
             await self._sleep_until(t0 + window_start, stop)
             cpu0 = (time.process_time(), _host_jiffies())
+            server = self.server_meter() if self.server_meter is not None else None
             await self._sleep_until(t0 + probe.window_end, stop)
         finally:
             if cpu0 is not None:
                 probe.driver_cpu_seconds = time.process_time() - cpu0[0]
                 probe.host_cpu_busy = _busy(cpu0[1], _host_jiffies())
                 probe.host_cpus = os.cpu_count()
+                if server is not None:
+                    probe.server_cpu_seconds = server()
             stop.set()
             # ramp-down: thinking users stop now, in-flight steps finish
             _done, pending = await asyncio.wait(tasks, timeout=RAMPDOWN_LIMIT)
             for t in pending:
                 t.cancel()
             reporter.cancel()
-            if journaler is not None:
-                journaler.cancel()
-            self._flush_journal()
+            self._close_journal()
             probe.end = loop.time() - t0
             if pending:
                 self.errors.append(f"ramp-down: {len(pending)} users did not finish their step")
@@ -307,27 +349,12 @@ class Simulator:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=delay)
 
-    async def _journal(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            await asyncio.sleep(JOURNAL_INTERVAL)
-            self._flush_journal()
-
-    def _flush_journal(self) -> None:
-        """Append the steps recorded since the last flush (a SIGKILL loses at most
-        :data:`JOURNAL_INTERVAL` seconds of them)."""
-        if self.journal is None:
-            return
-        r, start, stop = self.rec, self.journaled, len(self.rec.step)
-        if start == stop:
-            return
-        with self.journal.open("a", encoding="utf-8") as f:
-            f.writelines(
-                f"{r.step[i]},{r.user[i]},{r.due[i]},{r.wait[i]},{r.db[i]},{r.ok[i]}\n"
-                for i in range(start, stop)
-            )
+    def _close_journal(self) -> None:
+        f, self._journal_file = self._journal_file, None
+        if f is not None:
             f.flush()
             os.fsync(f.fileno())
-        self.journaled = stop
+            f.close()
 
     async def _report(self, t0: float, probe: O2CProbe, stop: asyncio.Event) -> None:
         if self.progress is None:
@@ -372,6 +399,7 @@ class Simulator:
         executor: ThreadPoolExecutor,
         sessions: list[Session],
         stop: asyncio.Event,
+        node: Engine | None = None,
     ) -> None:
         cfg = self.config
         loop = asyncio.get_running_loop()
@@ -386,6 +414,7 @@ class Simulator:
                     await asyncio.wait_for(stop.wait(), timeout=delay)
             if stop.is_set():
                 return
+            self.lags.append(loop.time() - due)  # the driver's own lag: due, but not yet awake
             step = 0 if u.needs_logon else u.step
             session = await pool.get()
             got = loop.time()
@@ -396,7 +425,7 @@ class Simulator:
                 ok = 0
                 self._error(step, exc)
                 try:
-                    session = await self._replace(session, sessions, executor)
+                    session = await self._replace(session, sessions, executor, node)
                 except Fatal:
                     return
             except Exception as exc:  # any failure is the step's; the user goes on
@@ -412,6 +441,10 @@ class Simulator:
             rec.wait.append(round(got - due, 6))
             rec.db.append(round(end - got, 6))
             rec.ok.append(ok)
+            if self._journal_file is not None:
+                self._journal_file.write(
+                    f"{step},{data.user},{rec.due[-1]},{rec.wait[-1]},{rec.db[-1]},{ok}\n"
+                )
             if ok:
                 if step == 0:
                     u.needs_logon = False
@@ -435,13 +468,17 @@ class Simulator:
             self.errors.append(f"step {step}: {exc}")
 
     async def _replace(
-        self, broken: Session, sessions: list[Session], executor: ThreadPoolExecutor
+        self,
+        broken: Session,
+        sessions: list[Session],
+        executor: ThreadPoolExecutor,
+        node: Engine | None = None,
     ) -> Session:
         """A lost connection: a new one in its place, or the run stops (server gone)."""
         broken.close()
         loop = asyncio.get_running_loop()
         try:
-            fresh = await loop.run_in_executor(executor, self.engine.session)
+            fresh = await loop.run_in_executor(executor, (node or self.engine).session)
         except DriversError as exc:
             self.fatal = f"the server went away: {exc}"
             self.errors.append(self.fatal)
@@ -475,10 +512,12 @@ def run_probe(
     config: RunConfig,
     progress: Callable[[Progress], None] | None = None,
     journal: Path | None = None,
+    url: str | None = None,
+    nodes: list[Engine] | None = None,
 ) -> O2CProbe:
     """One probe; with ``journal``, its steps are also appended to that file (the
     result model's :data:`~dbbench.reports.model.O2C_JOURNAL_COLUMNS`) as they complete."""
-    return Simulator(engine, prepared, config, progress, journal).run()
+    return Simulator(engine, prepared, config, progress, journal, url, nodes).run()
 
 
 def planned_probe(config: RunConfig, journal: str) -> O2CProbe:
@@ -512,11 +551,18 @@ def search(
     resolution: float = 0.05,
     on_probe: Callable[[O2CProbe, bool], None] | None = None,
     progress: Callable[[Progress], None] | None = None,
+    before_probe: Callable[[RunConfig], None] | None = None,
+    journal: Path | None = None,
+    url: str | None = None,
+    nodes: list[Engine] | None = None,
 ) -> list[O2CProbe]:
     """The largest user count whose probe passes: doubling from ``config.users`` until a
     probe fails (or the prepared users are reached), then bisection between the last pass
     and the first fail down to ``resolution`` (relative) or one user. Every probe is kept;
-    ``passes`` is the reports' verdict (drivers do not compute metrics)."""
+    ``passes`` is the reports' verdict (drivers do not compute metrics). ``before_probe``
+    sees each probe's configuration before it starts and ``journal`` receives its steps as
+    they finish (the caller empties it between probes), so a killed driver loses nothing
+    the probes already measured."""
     top = min(max_users or prepared.users, prepared.users)
     if config.users > top:
         raise DriversError(f"the search starts at {config.users} users, above its limit {top}")
@@ -524,7 +570,9 @@ def search(
 
     def probe(n: int) -> bool:
         cfg = RunConfig(**{**config.__dict__, "users": n})
-        found = run_probe(engine, prepared, cfg, progress)
+        if before_probe is not None:
+            before_probe(cfg)
+        found = run_probe(engine, prepared, cfg, progress, journal, url, nodes)
         ok = passes(found)
         probes.append(found)
         if on_probe is not None:

@@ -10,9 +10,10 @@ import pytest
 
 from dbbench.cli import main
 from dbbench.drivers.loader import load_database
+from dbbench.drivers.o2c.setup import workload_rows
 from dbbench.drivers.registry import open_engine
 from dbbench.errors import ExitCode
-from dbbench.reports.model import O2CResult
+from dbbench.reports.model import BenchmarkResult, O2CResult
 from dbbench.reports.o2c_metrics import summarize
 
 FAST = ["--think", "0.05", "--rampup", "0.3", "--progress", "0.5"]
@@ -95,14 +96,34 @@ def test_run_report_search_check_cleanup(
 
     found = tmp_path / "search.json"
     args = ["o2c", "search", "-e", duckdb_url, "-u", "5", "--max-users", "40", "--steady", "1.5"]
-    code = main([*args, "--max-probes", "4", "--rt-limit", "0.5", *FAST, "-o", str(found)])
+    confirm = ["--confirm-steady", "2"]
+    code = main(
+        [*args, "--max-probes", "4", "--rt-limit", "0.5", *FAST, *confirm, "-o", str(found)]
+    )
     captured = capsys.readouterr()
     search = O2CResult.read(found)
-    users = [p.users for p in search.probes]
+    probes = [p for p in search.probes if p.role == "probe"]
+    confirmations = [p for p in search.probes if p.role == "confirmation"]
+    assert search.probes == probes + confirmations  # the confirmation runs come last
+    users = [p.users for p in probes]
     assert 1 <= len(users) <= 4
-    assert users[0] == 5 and captured.err.count("probe ") == len(users)  # every probe kept
-    verdicts = [summarize(p, 0.5).passed for p in search.probes]
+    verdict_lines = [ln for ln in captured.err.splitlines() if ln.startswith("probe ")]
+    assert users[0] == 5 and len(verdict_lines) == len(users)  # every probe kept
+    # progress lines name the probe they belong to (a log, not a terminal: plain lines)
+    assert "search probe 1: 5 users [" in captured.err
+    verdicts = [summarize(p, 0.5).passed for p in probes]
     assert code == (0 if any(verdicts) else ExitCode.INVALID_RUN)
+    if any(verdicts):  # confirmed at the largest passing count, or one step down
+        passing = sorted({p.users for p, ok in zip(probes, verdicts, strict=True) if ok})
+        assert 1 <= len(confirmations) <= 2
+        assert confirmations[0].users == passing[-1]
+        assert confirmations[0].window_end - confirmations[0].window_start == 2
+        if len(confirmations) == 2:
+            assert not summarize(confirmations[0], 0.5).passed
+            assert confirmations[1].users == passing[-2]
+            assert "stepping down" in captured.err
+    else:
+        assert confirmations == []
     for i in range(1, len(users)):  # doubling while passing, then between pass and fail
         if verdicts[i - 1] and users[i - 1] < 40 and all(verdicts[:i]):
             assert users[i] == min(40, users[i - 1] * 2)
@@ -132,8 +153,20 @@ def test_tpch_power_run_after_o2c(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(["o2c", "prepare", "-e", url, "--users", "10"]) == 0
     run = ["o2c", "run", "-e", url, "-u", "10", "--steady", "1", *FAST]
     assert main([*run, "-o", str(tmp_path / "run.json")]) in (0, 3)
+    engine = open_engine(url)
+    try:
+        present = workload_rows(engine)
+    finally:
+        engine.close()
+    assert present["orders"] > 0
     assert main(["power", "-e", url, "-s", "0.01", "-o", str(tmp_path / "power")]) == 0
     capsys.readouterr()
+    # the 22 queries read o2c's orders too: said in the compliance verdict, with the count
+    power = BenchmarkResult.read(tmp_path / "power" / "result.json")
+    assert power.config["o2c_workload_rows"] == present
+    o2c = [r for r in power.compliance.reasons if r.code == "o2c-workload-present"]
+    assert len(o2c) == 1 and o2c[0].facts["orders"] == present["orders"]
+    assert "o2c workload orders" in (tmp_path / "power" / "report.md").read_text()
     assert main(["o2c", "check", "-e", url]) == ExitCode.INVALID_RUN
     err = capsys.readouterr().err
     assert "rows of orders outside the workload's own rows changed" in err
@@ -143,3 +176,41 @@ def test_tpch_power_run_after_o2c(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(["o2c", "cleanup", "-e", url, "--force"]) == 0
     assert "WARNING" in capsys.readouterr().out
     assert main(["o2c", "check", "-e", url]) == 1  # not prepared any more
+
+
+def test_scale_study_by_user_count(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``o2c scale``: one probe per user count, the seeds' scaling table in every format."""
+    url = f"duckdb:///{tmp_path / 'scale.duckdb'}"
+    engine = open_engine(url)
+    try:
+        load_database(engine, 0.01, jobs=1)
+    finally:
+        engine.close()
+    assert main(["o2c", "scale", "-e", url, "-u", "5,0"]) == ExitCode.USER_ERROR
+    _one_line_error(capsys, "--users needs user counts of at least 1")
+    assert main(["o2c", "scale", "-e", url, "-u", "five"]) == ExitCode.USER_ERROR
+    _one_line_error(capsys, "--users must be a comma-separated list")
+    assert main(["o2c", "prepare", "-e", url, "--users", "20"]) == 0
+    out = tmp_path / "scale.json"
+    args = ["o2c", "scale", "-e", url, "-u", "10,5,20", "--steady", "1.5", "-o", str(out)]
+    assert main([*args, *FAST, "--rt-limit", "5"]) == 0
+    text = capsys.readouterr().out
+    assert "Scaling by users" in text
+    result = O2CResult.read(out)
+    assert result.kind == "scale"
+    assert [p.users for p in result.probes] == [5, 10, 20]
+    summaries = [summarize(p, result.rt_limit) for p in result.probes]
+    assert all(s.steps > 0 for s in summaries)
+    assert main(["report", str(out), "-f", "json", "-o", str(tmp_path / "r.json")]) == 0
+    doc = json.loads((tmp_path / "r.json").read_text())
+    rows = doc["scaling"]
+    assert [r["users"] for r in rows] == [5, 10, 20]
+    first = summaries[0].steps_per_hour
+    for row, s in zip(rows, summaries, strict=True):
+        assert row["relative"] == pytest.approx(s.steps_per_hour / first)
+        assert row["efficiency"] == pytest.approx(row["relative"] / (s.users / 5))
+    assert main(["report", str(out), "-f", "md", "-o", str(tmp_path / "r.md")]) == 0
+    md = (tmp_path / "r.md").read_text()
+    assert "## Scaling by users" in md and "| 20 |" in md
+    assert main(["report", str(out), "-f", "html", "-o", str(tmp_path / "r.html")]) == 0
+    assert "<h2>Scaling by users</h2>" in (tmp_path / "r.html").read_text()

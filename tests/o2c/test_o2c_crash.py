@@ -104,11 +104,8 @@ def test_killed_connections_and_sigkill_leave_a_consistent_database(
         assert _kill_connections(tpch_url) > 0
         done = _count(tpch_url, billed)
         _wait_for(tpch_url, billed, done + 10, proc)  # the run replaced its connections
-        journal = tmp_path / "run.json.steps.csv"  # appended every 2 s: wait for a flush
-        deadline = time.monotonic() + 30
-        while not (journal.is_file() and journal.stat().st_size > 0):
-            assert time.monotonic() < deadline, "no step journal"
-            time.sleep(0.2)
+        journal = tmp_path / "run.json.steps.csv"  # one line per finished step, as it ends
+        assert journal.is_file() and journal.stat().st_size > 0
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     finally:
@@ -125,6 +122,13 @@ def test_killed_connections_and_sigkill_leave_a_consistent_database(
     (probe,) = O2CResult.read(tmp_path / "run.json").probes
     assert probe.status == "partial" and sum(probe.steps.ok) > 20
     assert not summarize(probe, 1.0).passed
+    # nothing finished was lost: every invoice the database committed is a journaled step 15,
+    # but for the steps in flight at the kill (at most one per work process)
+    journaled = sum(
+        1 for st, ok in zip(probe.steps.step, probe.steps.ok, strict=True) if st == 15 and ok
+    )
+    committed = _count(tpch_url, billed)
+    assert 0 <= committed - journaled <= probe.work_processes, (committed, journaled)
     engine = open_engine(tpch_url)
     try:
         stages = _count(
@@ -215,3 +219,90 @@ def test_sigterm_keeps_the_measurements(tmp_path: Path) -> None:
         assert setup.check(engine) == []
     finally:
         engine.close()
+
+
+def test_sigkilled_search_keeps_its_finished_probes_and_the_running_ones_steps(
+    tmp_path: Path,
+) -> None:
+    """``o2c search`` rewrites its result before and after every probe: killed outright, it
+    leaves every finished probe and the running probe's steps (from its step journal)."""
+    from dbbench.drivers.loader import load_database
+    from dbbench.reports.model import O2CResult
+
+    url = f"duckdb:///{tmp_path / 'tpch.duckdb'}"
+    engine = open_engine(url)
+    try:
+        load_database(engine, 0.01, jobs=1)
+        setup.prepare(engine, seed=3, users=200)
+    finally:
+        engine.close()
+    out = tmp_path / "search.json"
+    cmd = [
+        sys.executable, "-m", "dbbench", "o2c", "search", "-e", url, "-u", "5",
+        "--think", "0.05", "--rampup", "0.3", "--steady", "1.5", "--rt-limit", "30",
+        "--progress", "600", "-o", str(out),
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    journal = tmp_path / "search.json.steps.csv"
+    try:
+        deadline = time.monotonic() + 120
+        while True:  # two probes finished and the third one under way
+            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+            assert time.monotonic() < deadline, "the search made no progress"
+            if out.is_file() and journal.is_file() and journal.stat().st_size > 0:
+                probes = O2CResult.read(out).probes
+                if len(probes) >= 3 and probes[1].status == "complete":
+                    break
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
+    result = O2CResult.read(out)
+    finished = [p for p in result.probes if p.status == "complete"]
+    assert [p.users for p in finished[:2]] == [5, 10]  # doubling from 5
+    assert all(sum(p.steps.ok) > 0 for p in finished)
+    running = result.probes[-1]
+    assert running.status == "partial" and running.users == 2 * finished[-1].users
+    assert len(running.steps.step) > 0  # its steps came back from the journal
+
+
+def test_sigterm_stops_a_search_without_a_confirmation_run(tmp_path: Path) -> None:
+    """Ctrl-C or kill ends a search with what it measured: it does not go on to confirm."""
+    from dbbench.drivers.loader import load_database
+    from dbbench.reports.model import O2CResult
+
+    url = f"duckdb:///{tmp_path / 'tpch.duckdb'}"
+    engine = open_engine(url)
+    try:
+        load_database(engine, 0.01, jobs=1)
+        setup.prepare(engine, seed=3, users=100)
+    finally:
+        engine.close()
+    out = tmp_path / "search.json"
+    cmd = [
+        sys.executable, "-m", "dbbench", "o2c", "search", "-e", url, "-u", "5",
+        "--think", "0.05", "--rampup", "0.3", "--steady", "1.5", "--rt-limit", "30",
+        "--confirm-steady", "60", "--progress", "600", "-o", str(out),
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while not (out.is_file() and len(O2CResult.read(out).probes) >= 2):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)  # no 60 s confirmation run after the stop
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
+    result = O2CResult.read(out)
+    assert [p for p in result.probes if p.role == "confirmation"] == []
+    assert any(p.status == "partial" for p in result.probes)

@@ -14,6 +14,7 @@ from dbbench.reports.o2c_metrics import (
     implied_think,
     percentile,
     rating,
+    scaling,
     summarize,
 )
 
@@ -121,3 +122,67 @@ def test_summary_fails_above_the_limit_and_on_errors() -> None:
     assert summarize(_probe(1.5), rt_limit=2.0).passed  # the pre-2009 rule
     broken = summarize(_probe(0.25, failed=2), rt_limit=1.0)
     assert not broken.passed and broken.errors == 2
+
+
+def test_scaling_table_relative_throughput_and_efficiency() -> None:
+    """10 users at 0.25 s: 28,800 steps/h. The same probe relabelled as 20 users with the
+    same throughput is 1.00x relative and 0.50 efficient; sorted by users whatever the order."""
+    base = summarize(_probe(0.25), rt_limit=1.0)
+    flat = summarize(_probe(0.25), rt_limit=1.0)
+    flat.users = 20
+    slow = summarize(_probe(1.5), rt_limit=1.0)  # 10 users x 3600 / 2.5 = 14,400 steps/h
+    slow.users = 5
+    points = scaling([flat, base, slow])
+    assert [p.users for p in points] == [5, 10, 20]
+    assert points[0].relative == pytest.approx(1.0) and points[0].efficiency == pytest.approx(1.0)
+    assert not points[0].passed and points[1].passed
+    # 10 users: 28,800 / 14,400 = 2.0x for 2x the users -> efficiency 1.0
+    assert points[1].relative == pytest.approx(2.0, rel=0.02)
+    assert points[1].efficiency == pytest.approx(1.0, rel=0.02)
+    # 20 users, same throughput as 10: 2.0x for 4x the users -> 0.5
+    assert points[2].efficiency == pytest.approx(0.5, rel=0.02)
+    assert scaling([]) == []
+
+
+def test_a_failed_confirmation_rules_its_count_out() -> None:
+    from dataclasses import replace
+
+    from dbbench.reports.model import EngineInfo, O2CResult, SystemInfo
+    from dbbench.reports.o2c_metrics import summarize_result
+
+    def result(*probes: O2CProbe) -> O2CResult:
+        return O2CResult("search", EngineInfo("duckdb", "duckdb:///x"), SystemInfo(), "0", 0.01,
+                         1, 1.0, probes=list(probes))  # fmt: skip
+
+    five = replace(_probe(0.25), users=5)
+    ten = _probe(0.25)
+    ten_confirmed = replace(_probe(0.3), role="confirmation")
+    ten_failed = replace(_probe(1.5), role="confirmation")
+    best = summarize_result(result(five, ten, ten_confirmed)).best
+    assert best is not None and best.users == 10 and best.role == "confirmation"
+    assert best.avg_rt == pytest.approx(0.3)  # the confirmation's figures, not the probe's
+    best = summarize_result(result(five, ten, ten_failed)).best
+    assert best is not None and best.users == 5 and best.role == "probe"
+
+
+def test_a_window_shorter_than_one_loop_is_said() -> None:
+    """10 s think x 15 steps = 150 s per order: a 100-s window sees few invoices."""
+    from dataclasses import replace
+
+    short = replace(_probe(0.25), think=10.0)
+    s = summarize(short, 1.0)
+    assert any("shorter than one order-to-cash loop" in w for w in s.warnings)
+    assert not any("shorter than one" in w for w in summarize(_probe(0.25), 1.0).warnings)
+
+
+def test_what_ended_a_search_is_named() -> None:
+    from dataclasses import replace
+
+    from dbbench.commands.o2c import limited_by
+
+    ok10 = summarize(_probe(0.25), 1.0)
+    ok20 = replace(summarize(_probe(0.25), 1.0), users=20)
+    slow40 = replace(summarize(_probe(1.5), 1.0), users=40)
+    assert limited_by([ok10, ok20, slow40], 20, None) == "response time"
+    assert limited_by([ok10, ok20], 20, 20) == "--max-users"
+    assert limited_by([ok10, ok20], 20, None) == "probe budget or users prepared"

@@ -1,5 +1,7 @@
-"""The cached SF1 DuckDB database of the query tests. (Engines loaded with small data for
-the cross-engine checks: the shared engine matrix, ``tests/engines``.)"""
+"""The cached SF1 DuckDB database, a session fixture for every test package (the query
+tests, o2c's validate-after-cleanup); ``tests/conftest.py`` imports it. A test that changes
+the database works on a copy. (Engines loaded with small data for the cross-engine checks:
+the shared engine matrix, ``tests/engines``.)"""
 
 from __future__ import annotations
 
@@ -42,7 +44,7 @@ def _source_key() -> str:
 
     Keyed by the code rather than the kit version, so a change to the generator, the DDL or
     the loader rebuilds the database instead of validating against stale data."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[1]
     files = sorted([*root.joinpath("dbgen").rglob("*.py"), *root.joinpath("drivers").rglob("*.py")])
     digest = hashlib.sha1(kit_version().encode())
     for f in files:

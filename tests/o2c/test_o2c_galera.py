@@ -1,0 +1,143 @@
+"""SD-Parallel-style o2c on a 3-node MariaDB Galera cluster of the test's own: users
+round-robin over the nodes, per-node figures, the business invariants across the cluster;
+a node that is down is one line; a node killed mid-run stops the run, which keeps every
+measurement."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from galera_cluster import Cluster, galera_cluster, missing
+
+from dbbench.cli import main
+from dbbench.drivers.loader import load_database
+from dbbench.drivers.registry import open_engine
+from dbbench.errors import ExitCode
+from dbbench.reports.model import O2CResult
+from dbbench.reports.o2c_metrics import per_node, summarize
+
+FAST = ["--think", "0.05", "--rampup", "0.5", "--progress", "60"]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    why = missing()
+    if why is not None:
+        if os.environ.get("DBBENCH_REQUIRE_SERVERS") == "1":
+            pytest.fail(f"a Galera cluster cannot start here: {why}")
+        pytest.skip(f"a Galera cluster cannot start here: {why}")
+    with galera_cluster(3) as c:
+        engine = open_engine(c.nodes[0].url)
+        try:
+            load_database(engine, 0.01, jobs=1)
+        finally:
+            engine.close()
+        yield c
+
+
+def _nodes(cluster: Cluster) -> list[str]:
+    return [arg for node in cluster.nodes for arg in ("-e", node.url)]
+
+
+def test_users_round_robin_over_three_nodes(
+    cluster: Cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = cluster.nodes[0].url
+    # the TPC-H data arrived on every node
+    counts = {cluster.sql(n, "SELECT COUNT(*) FROM tpch.orders") for n in cluster.nodes}
+    assert counts == {"15000"}
+    assert main(["o2c", "prepare", "-e", first, "--users", "30"]) == 0
+    out = tmp_path / "run.json"
+    args = ["o2c", "run", *_nodes(cluster), "-u", "30", "--steady", "3", *FAST, "-o", str(out)]
+    assert main(args) in (0, ExitCode.INVALID_RUN)
+    captured = capsys.readouterr()
+    assert "Per database node" in captured.out
+    (probe,) = O2CResult.read(out).probes
+    assert probe.nodes == [n.url for n in cluster.nodes]
+    nodes = per_node(probe)
+    assert [n.users for n in nodes] == [10, 10, 10]
+    assert all(n.steps > 0 for n in nodes)  # every node served its users
+    total = summarize(probe, 1.0)
+    assert sum(n.steps for n in nodes) == total.steps
+    assert sum(n.errors for n in nodes) == total.errors
+    # the invariants hold across the cluster, read on another node than the one prepared
+    assert main(["o2c", "check", "-e", cluster.nodes[2].url]) == 0
+    assert main(["o2c", "cleanup", "-e", first]) == 0
+
+
+def test_node_study_on_one_two_and_three_nodes(
+    cluster: Cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = cluster.nodes[0].url
+    assert main(["o2c", "prepare", "-e", first, "--users", "40"]) == 0
+    out = tmp_path / "study"
+    args = [
+        "o2c", "scale-nodes", *_nodes(cluster), "-u", "5", "--max-users", "10",
+        "--max-probes", "2", "--steady", "1.5", "--confirm-steady", "1.5", "--rt-limit", "5",
+        *FAST, "-o", str(out),
+    ]  # fmt: skip
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "Scaling by database nodes" in text
+    study = O2CResult.read(out / "nodes.json")
+    assert study.kind == "nodes"
+    assert [max(1, len(p.nodes)) for p in study.probes] == [1, 2, 3]
+    assert all(p.role == "confirmation" for p in study.probes)  # each count was confirmed
+    assert len(study.config["limited_by"]) == 3  # what ended each size's search is named
+    assert "limited by" in text
+    for k in (1, 2, 3):  # every cluster size's search is kept
+        assert O2CResult.read(out / f"nodes-{k}.json").kind == "search"
+    row = next(ln for ln in text.splitlines() if ln.startswith("1 "))
+    assert " 1.00 " in f" {row} "  # the one-node row is the reference
+    assert main(["o2c", "cleanup", "-e", first]) == 0
+
+
+def test_a_node_down_is_one_line_naming_it(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    with socket.socket() as s:  # a closed port on loopback
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    down = f"mysql+pymysql://root@127.0.0.1:{closed}/tpch"
+    args = ["o2c", "run", "-e", cluster.nodes[0].url, "-e", down, "-u", "2", *FAST]
+    assert main(args) == ExitCode.USER_ERROR
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"node 2 ({down}) is not reachable" in err, err
+
+
+def test_a_node_killed_mid_run_stops_it_and_keeps_the_measurements(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    why = missing()
+    if why is not None:
+        pytest.skip(why)
+    with galera_cluster(3) as c:
+        engine = open_engine(c.nodes[0].url)
+        try:
+            load_database(engine, 0.01, jobs=1)
+        finally:
+            engine.close()
+        assert main(["o2c", "prepare", "-e", c.nodes[0].url, "--users", "30"]) == 0
+        out = tmp_path / "run.json"
+        killer = threading.Timer(4.0, c.nodes[2].kill)
+        killer.start()
+        started = time.monotonic()
+        args = ["o2c", "run", *_nodes(c), "-u", "30", "--steady", "60", *FAST, "-o", str(out)]
+        code = main(args)
+        killer.join()
+        assert code == ExitCode.INVALID_RUN
+        assert time.monotonic() - started < 45  # it stopped; it did not sit out the window
+        (probe,) = O2CResult.read(out).probes
+        assert probe.status == "failed"
+        assert any("the server went away" in e for e in probe.errors)
+        assert sum(probe.steps.ok) > 30  # what was measured before the kill is kept
+        capsys.readouterr()
+        # the survivors still form a consistent cluster: no half order, no lost posting
+        assert main(["o2c", "check", "-e", c.nodes[0].url]) == 0
