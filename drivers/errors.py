@@ -29,6 +29,9 @@ def one_line(exc: BaseException, *, secrets: Iterable[str] = (), limit: int = 40
     """
     text = str(exc).split("(Background on this error")[0]
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if lines and "RPC that terminated with" in lines[0]:  # gRPC: the details say what
+        details = [ln.partition("=")[2].strip(' "') for ln in lines if ln.startswith("details")]
+        lines = details[:1] or lines
     line = " ".join(lines[0].split()) if lines else ""
     for secret in filter(None, secrets):
         line = line.replace(secret, "***")

@@ -14,6 +14,10 @@ from collections.abc import Iterator
 import pytest
 from sf1_database import duckdb_sf1_path  # noqa: F401  (a fixture for every test package)
 
+# Every Spark JVM the tests start (the engine's own, the servers of tests/spark_servers.py)
+# binds to loopback only.
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+
 PG_HOST, PG_PORT = "127.0.0.1", 5432
 MARIADB_HOST, MARIADB_PORT = "127.0.0.1", 3306
 

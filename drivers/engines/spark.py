@@ -6,7 +6,7 @@ Hadoop URI such as ``hdfs://...``; without either, ``spark-warehouse`` in the wo
 * ``spark`` or ``spark://local[N]``: local mode in this process's JVM;
 * ``spark://local-cluster[W,C,M]``: W executor JVMs of C cores and M MiB on this machine;
 * ``spark://host:7077``: a standalone master;
-* ``sc://host:15002``: a Spark Connect server (queries only: see :class:`SparkEngine`).
+* ``sc://host:15002``: a Spark Connect server (see :class:`SparkEngine` for its limits).
 
 Query options starting with ``spark.`` are Spark settings; ``python=`` is the interpreter the
 executors run (default: this one, which suits every master on this machine).
@@ -24,11 +24,14 @@ queries to finish (and holds new ones back), the staged files move into the tabl
 replaced files are deleted, and every session refreshes its view of the tables. Queries thus
 see a set entirely or not at all. The swap is not crash-atomic: a process killed inside it
 leaves the tables to be reloaded (the next-update-set counter has already moved on, so a set
-is never applied twice). This needs a classic driver, which can reach the Hadoop file system.
+is never applied twice). A classic driver moves files through Hadoop's file system API; over
+Spark Connect, this process moves them in a ``file://`` warehouse it shares with the server
+(:mod:`dbbench.drivers.engines.spark_files`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -37,6 +40,7 @@ import sys
 import threading
 import time
 import uuid
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -51,6 +55,7 @@ from dbbench.dbgen.schema import TABLES, Kind
 from dbbench.dbgen.writer import GenOptions
 from dbbench.drivers.engine import Capabilities, Engine, EngineSpec, QueryOutput, Session
 from dbbench.drivers.engines.common import ErrorPolicy
+from dbbench.drivers.engines.spark_files import HadoopFiles, LocalFiles, TableFiles
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.options import EngineOptions
 from dbbench.drivers.url import EngineURL
@@ -74,6 +79,8 @@ class SparkOptions(EngineOptions):
     warehouse: str = ""  # any Hadoop URI; default: the URL's path, or ./spark-warehouse
     python: str = ""  # the executors' interpreter; default: this one
     analyze: bool = True  # column statistics after the load
+    executor_wait: int = 120  # seconds a cluster master may take to give us executors
+    reconnect_wait: int = 30  # seconds a Connect client retries a server that went away
 
 
 STATE_TABLE = "dbbench_state"
@@ -108,11 +115,15 @@ def _lost(exc: BaseException) -> bool:
     from py4j.protocol import Py4JNetworkError
 
     text = str(exc)
+    if "StatusCode.UNAVAILABLE" in text:  # Spark Connect: the server went away
+        return True
     return isinstance(exc, Py4JNetworkError) or "SparkContext was shut down" in text
 
 
 def _cancelled(exc: BaseException) -> bool:
     text = str(exc)
+    if "OPERATION_CANCELED" in text:  # Spark Connect: interruptTag
+        return True
     return "cancelled" in text and ("Job group" in text or "job group" in text)
 
 
@@ -128,11 +139,14 @@ class SparkQuerySession(Session):
         self.policy = engine.policy
 
     def _tag(self) -> None:
-        """Scheduler pool and job group are thread-local: set them in the calling thread."""
+        """Scheduler pool and job group (Connect: an operation tag) are thread-local: set
+        them in the calling thread."""
         if self.engine.classic:
             sc = self.spark.sparkContext
             sc.setLocalProperty("spark.scheduler.pool", self.pool)
             sc.setJobGroup(self.group, "dbbench", interruptOnCancel=True)
+        else:
+            self.spark.addTag(self.group)
 
     def execute(self, sql: str) -> None:
         with self.policy.guard("statement"), self.engine.reading():
@@ -149,6 +163,8 @@ class SparkQuerySession(Session):
     def cancel(self) -> None:
         if self.engine.classic:
             self.spark.sparkContext.cancelJobGroup(self.group)
+        else:
+            self.spark.interruptTag(self.group)
 
     def refresh_insert(self, orders: pa.Table, lineitem: pa.Table) -> int:
         with self.policy.guard("RF1"):
@@ -171,6 +187,8 @@ class SparkQuerySession(Session):
 
     def close(self) -> None:
         self.engine.forget(self)
+        if not self.engine.classic:
+            _stop_connect(self.spark)
 
 
 _KEYED = (("lineitem", "l_orderkey"), ("orders", "o_orderkey"))
@@ -179,8 +197,9 @@ _KEYED = (("lineitem", "l_orderkey"), ("orders", "o_orderkey"))
 class SparkEngine(Engine):
     """Spark SQL on Parquet tables in a warehouse folder.
 
-    Over Spark Connect (``sc://``) the session has no JVM handle: loads, queries and state
-    work, but the refresh functions (which move files) and job cancellation do not."""
+    Over Spark Connect (``sc://``) the session has no JVM handle: the refresh functions move
+    files through this machine's file system, so they need a ``file://`` warehouse that this
+    machine sees as the server does; ``gen`` on the cluster needs a classic driver."""
 
     name: ClassVar[str] = "spark"
     dialect: ClassVar[str] = "spark"
@@ -208,6 +227,7 @@ class SparkEngine(Engine):
         self.spark = root.newSession() if self.classic else root  # this engine's own
         self._apply_sql_settings(self.spark)
         self._closed = False
+        self._files: TableFiles | None = None
         with self.policy.guard("register tables"):
             self._register()
 
@@ -217,12 +237,15 @@ class SparkEngine(Engine):
 
         settings = {k: v for k, v in url.query.items() if k.startswith("spark.")}
         _require_reachable(url)
+        _quiet_client_logs()
         if not self.classic:
             with self.policy.guard("connect"):
                 builder = SparkSession.builder.remote(self.master)
                 for key, value in settings.items():
                     builder = builder.config(key, value)
-                return builder.getOrCreate()
+                spark = builder.create()  # this engine's own (getOrCreate may give another's)
+                _bound_retries(spark, self.options.reconnect_wait)
+                return spark
         _require_java()
         os.environ["PYSPARK_PYTHON"] = url.query.get("python") or sys.executable
         defaults = {
@@ -232,6 +255,8 @@ class SparkEngine(Engine):
             "spark.sql.cbo.enabled": "true",  # uses the statistics ANALYZE computes
             "spark.sql.session.timeZone": "UTC",
         }
+        if self.master.startswith("local"):  # the driver talks to itself: loopback only
+            defaults["spark.driver.host"] = defaults["spark.driver.bindAddress"] = "127.0.0.1"
         cores = _local_cores(self.master)
         if cores:  # Spark's 200 shuffle partitions suit a cluster, not one machine
             defaults["spark.sql.shuffle.partitions"] = str(max(8, 4 * cores))
@@ -247,12 +272,16 @@ class SparkEngine(Engine):
                         f"one master per process (asked for {self.master})"
                     )
                 active.stop()
+            # PySpark marks the whole process as Spark Connect once a Connect session exists
+            # (an environment variable); a classic engine asked for here is classic
+            os.environ.pop("SPARK_CONNECT_MODE_ENABLED", None)
             builder = SparkSession.builder.master(self.master).appName("dbbench")
             for key, value in {**defaults, **settings}.items():
                 builder = builder.config(key, value)
             with self.policy.guard("start Spark"):
                 spark = builder.getOrCreate()
                 spark.sparkContext.setLogLevel("ERROR")
+                _wait_for_executors(spark, self.master, self.options.executor_wait)
             _SPARK_USERS[self.master] = _SPARK_USERS.get(self.master, 0) + 1
         return spark
 
@@ -294,7 +323,9 @@ class SparkEngine(Engine):
     def _connect_session(self) -> Any:
         from pyspark.sql import SparkSession
 
-        return SparkSession.builder.remote(self.master).create()
+        spark = SparkSession.builder.remote(self.master).create()
+        _bound_retries(spark, self.options.reconnect_wait)
+        return spark
 
     def forget(self, session: SparkQuerySession) -> None:
         with self._lock:
@@ -406,9 +437,8 @@ class SparkEngine(Engine):
                 "state_value": pa.array(list(state.values()), pa.string()),
             }
         )
-        self.spark.createDataFrame(data).coalesce(1).write.mode("overwrite").parquet(
-            self.location(STATE_TABLE)
-        )
+        frame = self.spark.createDataFrame(data, schema=_columns(STATE_TABLE))  # may be empty
+        frame.coalesce(1).write.mode("overwrite").parquet(self.location(STATE_TABLE))
         self.spark.catalog.refreshTable(STATE_TABLE)
 
     # -- refresh functions ------------------------------------------------------------------
@@ -421,9 +451,7 @@ class SparkEngine(Engine):
 
     def stage_delete(self, table: str, column: str, keys: Any) -> tuple[str, str, list[str], int]:
         """RF2: the files that hold any of the keys, and their other rows in staging."""
-        from pyspark.sql import functions as F
-
-        scan = self.spark.table(table).select("*", F.col("_metadata.file_path").alias("_file"))
+        scan = self.spark.table(table).selectExpr("*", "_metadata.file_path AS _file")
         hit = scan.join(keys, scan[column] == keys["k"], "left_semi")
         found = hit.groupBy("_file").count().collect()
         files = [str(r[0]) for r in found]
@@ -435,29 +463,31 @@ class SparkEngine(Engine):
             kept.write.parquet(staging)
         return table, staging, files, deleted
 
+    def files(self) -> TableFiles | None:
+        """How this process moves table files: Hadoop's API through a classic driver's JVM;
+        over Spark Connect, this machine's file system when it sees the warehouse's files as
+        the server lists them (a ``file://`` warehouse on this machine or a shared mount)."""
+        if self._files is None:
+            if self.classic:
+                self._files = HadoopFiles(self.spark)
+            elif LocalFiles.sees(self.spark.table("orders").inputFiles()):
+                self._files = LocalFiles()
+        return self._files
+
     def swap(self, staged: list[tuple[str, str, list[str]]]) -> None:
         """Move staged files in and replaced files out while no query runs, then make every
         session list the table folders afresh."""
-        if not self.classic:
-            raise DriversError("refresh functions need a classic Spark driver, not Spark Connect")
-        jvm = self.spark.sparkContext._jvm
-        conf = self.spark.sparkContext._jsc.hadoopConfiguration()
-
-        def path(text: str) -> Any:
-            return jvm.org.apache.hadoop.fs.Path(text)
-
+        files = self.files()
+        if files is None:
+            raise DriversError(
+                "refresh functions over Spark Connect need the warehouse as a file:// folder "
+                "this machine sees at the server's path (or a classic driver: spark://)"
+            )
         with self._readers.exclusive():
             for table, staging, replaced in staged:
-                fs = path(staging).getFileSystem(conf)
-                target = path(self.location(table))
-                if fs.exists(path(staging)):
-                    for status in fs.listStatus(path(staging)):
-                        name = status.getPath().getName()
-                        if name.endswith(".parquet"):
-                            fs.rename(status.getPath(), jvm.org.apache.hadoop.fs.Path(target, name))
+                files.move_in(staging, self.location(table))
                 for file in replaced:
-                    fs.delete(path(file), False)
-                fs.delete(path(staging), True)
+                    files.delete(file)
             tables = {t for t, _, _ in staged}
             with self._lock:
                 spark_sessions = [self.spark, *(s.spark for s in self._sessions)]
@@ -488,25 +518,23 @@ class SparkEngine(Engine):
         return found
 
     def storage_bytes(self) -> int | None:
-        if not self.classic:
-            return None
-        jvm = self.spark.sparkContext._jvm
-        conf = self.spark.sparkContext._jsc.hadoopConfiguration()
-        total = 0
         with self.policy.guard("storage size"):
-            for table in TABLES:
-                where = jvm.org.apache.hadoop.fs.Path(self.location(table))
-                fs = where.getFileSystem(conf)
-                if fs.exists(where):
-                    total += int(fs.getContentSummary(where).getLength())
-        return total
+            files = self.files()
+            if files is None:
+                return None
+            sizes = [files.size(self.location(table)) for table in TABLES]
+        return sum(n or 0 for n in sizes)
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         with self._lock:
-            self._sessions.clear()
+            sessions, self._sessions = self._sessions, []
+        if not self.classic:
+            for session in sessions:
+                _stop_connect(session.spark)
+            _stop_connect(self.spark)
         if self.classic:
             with _SPARK_LOCK:
                 _SPARK_USERS[self.master] = max(0, _SPARK_USERS.get(self.master, 0) - 1)
@@ -625,6 +653,65 @@ def _require_reachable(url: EngineURL) -> None:
     except OSError as exc:
         what = "Spark Connect server" if url.scheme == "sc" else "Spark master"
         raise DriversError(f"{what} {host}:{port} is not reachable ({exc})") from None
+
+
+def _wait_for_executors(spark: Any, master: str, seconds: int) -> None:
+    """A cluster master hands out executors after the application starts; one that is up
+    but has no worker with free cores and memory would leave every job waiting for ever.
+    Wait for them (all W of ``local-cluster[W,...]``, at least one elsewhere), else stop
+    and say so in one line."""
+    if master.startswith("local-cluster"):
+        wanted = int(master.partition("[")[2].split(",")[0] or 1)
+    elif master.startswith("spark://"):
+        wanted = 1
+    else:
+        return
+    deadline = time.monotonic() + seconds
+    while True:
+        executors = int(spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size()) - 1
+        if executors >= wanted:
+            return
+        if time.monotonic() >= deadline:
+            spark.stop()
+            raise DriversError(
+                f"Spark master {master} gave this application {executors} of {wanted} "
+                f"executor(s) within {seconds} s: no worker with free cores and memory is "
+                "registered (start workers, or wait longer with ?executor_wait=SECONDS)"
+            )
+        time.sleep(0.2)
+
+
+def _bound_retries(spark: Any, seconds: int) -> None:
+    """The Connect client retries a server that does not answer for at least ten minutes by
+    default; a benchmark whose server went away should stop within ``seconds`` and say so."""
+    from pyspark.sql.connect.client.retries import DefaultPolicy
+
+    backoff, total, retries = 100, 0, 0  # milliseconds, doubling up to 8 s
+    while total + backoff <= seconds * 1000:
+        total, retries = total + backoff, retries + 1
+        backoff = min(2 * backoff, 8000)
+    policy = DefaultPolicy(
+        max_retries=retries, initial_backoff=100, backoff_multiplier=2.0, max_backoff=8000
+    )
+    spark.client.set_retry_policies([policy])
+
+
+def _stop_connect(spark: Any) -> None:
+    """Release a Spark Connect session and close its channel now. Left to the garbage
+    collector, the channel closes at interpreter exit, where gRPC waits for ever."""
+    with contextlib.suppress(Exception):
+        spark.stop()
+
+
+def _quiet_client_logs() -> None:
+    """PySpark logs every analysis error as a JSON record on stderr before raising it; the
+    error reaches the user once, as dbbench's one line, so those records are switched off."""
+    from pyspark.logger import PySparkLogger
+
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        PySparkLogger.getLogger(name).disabled = True
+    # the Connect client warns before it raises what ends its retries; the error says it all
+    warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]")
 
 
 def _require_java() -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from spark_reference import KEYS, assert_same_rows, duckdb_after_sets
 
 from dbbench.cli import main
 from dbbench.commands.validate import run_rendered
@@ -24,10 +25,8 @@ from dbbench.dbgen import api
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.engines import spark as spark_engine
 from dbbench.drivers.errors import DriversError
-from dbbench.drivers.loader import load_database
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import RESULT_FILE
-from dbbench.drivers.sequencer.refresh import generate_update_set
 from dbbench.drivers.url import parse_url
 from dbbench.queries.params import default_parameters
 from dbbench.queries.render import render
@@ -38,7 +37,6 @@ MASTER = "local-cluster[2,1,1024]"
 SF = 0.01
 S = 2
 SETS = range(1, S + 2)  # the power test's pair and one per throughput stream
-KEYS = {"orders": ["o_orderkey"], "lineitem": ["l_orderkey", "l_linenumber"]}
 
 
 @pytest.fixture(scope="module")
@@ -63,14 +61,7 @@ def spark(bench: tuple[str, Path]) -> Iterator[spark_engine.SparkEngine]:
 @pytest.fixture(scope="module")
 def duck() -> Iterator[Engine]:
     """DuckDB at the same SF with the same update sets applied, in the same order."""
-    engine = open_engine("duckdb")
-    load_database(engine, SF)
-    session = engine.session()
-    for number in SETS:
-        data = generate_update_set(SF, number)
-        session.refresh_insert(data.orders, data.lineitem)
-        session.refresh_delete(data.delete_keys)
-    session.close()
+    engine = duckdb_after_sets(SF, SETS)
     yield engine
     engine.close()
 
@@ -119,16 +110,7 @@ def test_generation_ran_on_two_executors_and_parts_equal_dbgen(
 def test_refresh_functions_leave_exactly_the_right_rows(
     spark: spark_engine.SparkEngine, duck: Engine, table: str
 ) -> None:
-    order = [(k, "ascending") for k in KEYS[table]]
-    got = spark.spark.table(table).toArrow().sort_by(order)
-    want = duck._db.sql(f"SELECT * FROM {table}").to_arrow_table().sort_by(order)  # type: ignore[attr-defined]
-    assert got.num_rows == want.num_rows
-    assert got.cast(want.schema).equals(want)
-    keys = set(got.column(KEYS[table][0]).to_pylist())
-    for number in SETS:  # the sets' rows arrived and their deleted orders are gone
-        data = generate_update_set(SF, number)
-        assert set(data.orders.column("o_orderkey").to_pylist()) <= keys
-        assert not keys & set(data.delete_keys)
+    assert_same_rows(spark.spark.table(table).toArrow(), duck, table, SF, SETS)
 
 
 @pytest.mark.parametrize("query", range(1, 23))
