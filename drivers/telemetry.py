@@ -93,12 +93,20 @@ class _Counters:
         assert psutil is not None
         self.t = time.time()
         self.mono = time.monotonic()
-        self.cpu = psutil.cpu_times()
         self.cores = psutil.cpu_times(percpu=True)
+        # the machine's figure is the cores' sum from the very same reading, so that the
+        # per-core split always averages to it (two readings drift apart on a busy machine)
+        self.cpu = _summed(self.cores) if self.cores else psutil.cpu_times()
         self.disk = psutil.disk_io_counters()
         self.net = psutil.net_io_counters()
         memory = psutil.virtual_memory()
         self.mem_used = int(memory.total - memory.available)
+
+
+def _summed(cores: list[Any]) -> Any:
+    """Field-wise sum of per-core CPU times, as the same named tuple type."""
+    first = cores[0]
+    return type(first)(*(sum(getattr(c, f) for c in cores) for f in first._fields))
 
 
 def _cpu_split(new: Any, old: Any) -> tuple[float, float, float, float]:

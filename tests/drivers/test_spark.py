@@ -8,12 +8,16 @@ update sets row for row, and all 22 queries agree with DuckDB on that data.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -39,14 +43,50 @@ S = 2
 SETS = range(1, S + 2)  # the power test's pair and one per throughput stream
 
 
+KILLED: list[int] = []  # the executor JVM killed during the module's run
+
+
+def _executor_jvms() -> list[psutil.Process]:
+    """The executor JVMs of this process's local cluster (children of the driver's JVM)."""
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if "CoarseGrainedExecutorBackend" in " ".join(child.cmdline()):
+                found.append(child)
+    return found
+
+
+def _kill_an_executor_during_the_power_test(journal: Path, done: threading.Event) -> None:
+    """Once the power test has measured two intervals, SIGKILL one executor JVM."""
+    while not done.is_set():
+        text = journal.read_text() if journal.exists() else ""
+        if '"phase":"power"' in text and text.count('"status":"ok"') >= 2:
+            victims = _executor_jvms()
+            if victims:
+                victims[0].kill()
+                KILLED.append(victims[0].pid)
+            return
+        time.sleep(0.05)
+
+
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
-    """The warehouse URL and the run directory of one whole benchmark run."""
+    """The warehouse URL and the run directory of one whole benchmark run, during whose
+    power test one of the two executor JVMs is killed (Spark runs its tasks again)."""
     base = tmp_path_factory.mktemp("spark")
     url = f"spark://{MASTER}/{base / 'warehouse'}"
     out = base / "run"
     args = ["run", "-e", url, "-s", str(SF), "--streams", str(S), "--runs", "1", "-o", str(out)]
-    assert main(args) == 0
+    done = threading.Event()
+    killer = threading.Thread(
+        target=_kill_an_executor_during_the_power_test, args=(out / "journal.jsonl", done)
+    )
+    killer.start()
+    try:
+        assert main(args) == 0
+    finally:
+        done.set()
+        killer.join()
     return url, out
 
 
@@ -90,11 +130,23 @@ def test_run_measures_load_power_and_concurrent_throughput(bench: tuple[str, Pat
     assert min(a for a, _ in spans[1]) < max(b for _, b in spans[2])
 
 
+def test_an_executor_lost_mid_run_costs_time_not_the_run(bench: tuple[str, Path]) -> None:
+    """The fixture's run completed (asserted there and in the test above) although an
+    executor JVM was killed during its power test."""
+    assert KILLED, "no executor JVM was found to kill during the power test"
+    assert not psutil.pid_exists(KILLED[0]) or psutil.Process(KILLED[0]).status() == "zombie"
+    result = BenchmarkResult.read(bench[1] / RESULT_FILE)
+    assert result.status == "complete" and result.errors == []
+
+
 def test_generation_ran_on_two_executors_and_parts_equal_dbgen(
     spark: spark_engine.SparkEngine,
 ) -> None:
-    executors = spark.spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size()
-    assert executors == 3  # the driver and two executor JVMs
+    # the driver and two executor JVMs (the master replaced the one the run lost)
+    deadline = time.monotonic() + 60
+    while spark.spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() < 3:
+        assert time.monotonic() < deadline, "the lost executor was not replaced"
+        time.sleep(0.5)
     for table in ("customer", "part", "partsupp"):  # tables no refresh function touches
         folder = Path(spark.location(table).removeprefix("file://"))
         files = sorted(folder.glob("part-*.parquet"))

@@ -65,9 +65,7 @@ def connected(bench: tuple[str, Path]) -> Iterator[spark_engine.SparkEngine]:
 def test_run_over_connect_measures_load_power_and_throughput(bench: tuple[str, Path]) -> None:
     result = BenchmarkResult.read(bench[1] / RESULT_FILE)
     assert result.status == "complete" and result.errors == []
-    assert result.load is not None and result.load.rows["lineitem"] == api.row_count(
-        "lineitem", SF
-    )
+    assert result.load is not None and result.load.rows["lineitem"] == api.row_count("lineitem", SF)
     assert result.engine.settings["master"].startswith("sc://127.0.0.1:")
     assert result.engine.storage_bytes and result.engine.storage_bytes > 0
     (run,) = result.runs
@@ -99,7 +97,7 @@ def test_cancel_interrupts_a_running_query_over_connect(
     def slow() -> None:
         try:
             session.query("SELECT count(*) FROM range(100000000000)")
-        except BaseException as exc:  # noqa: BLE001  (what the cancel raised)
+        except BaseException as exc:
             failure.append(exc)
 
     worker = threading.Thread(target=slow)

@@ -62,6 +62,7 @@ def test_small_results_are_not_trivial(reference: Loaded) -> None:
     assert rows[9] > 100 and rows[16] > 100 and rows[13] > 10
 
 
+@pytest.mark.notyet(["spark"], reason="plain Parquet tables cannot UPDATE a row")
 def test_cross_engine_check_catches_a_changed_row(compared: Loaded, reference: Loaded) -> None:
     session = compared.engine.session()
     try:
