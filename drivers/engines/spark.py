@@ -37,6 +37,7 @@ import os
 import shutil
 import socket
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -254,6 +255,8 @@ class SparkEngine(Engine):
             "spark.scheduler.mode": "FAIR",  # concurrent streams share the executors
             "spark.sql.cbo.enabled": "true",  # uses the statistics ANALYZE computes
             "spark.sql.session.timeZone": "UTC",
+            # the JVM's own log: errors only, from its start (the kit reports the rest)
+            "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={_log_config()}",
         }
         if self.master.startswith("local"):  # the driver talks to itself: loopback only
             defaults["spark.driver.host"] = defaults["spark.driver.bindAddress"] = "127.0.0.1"
@@ -653,6 +656,31 @@ def _require_reachable(url: EngineURL) -> None:
     except OSError as exc:
         what = "Spark Connect server" if url.scheme == "sc" else "Spark master"
         raise DriversError(f"{what} {host}:{port} is not reachable ({exc})") from None
+
+
+_LOG4J2 = """\
+# dbbench: the Spark driver logs errors only, on stderr
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = stderr
+appender.console.type = Console
+appender.console.name = stderr
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = spark: %p %c{1}: %m%n
+"""
+
+
+def _log_config() -> str:
+    """A log4j2 configuration file for the driver JVM, named by its content (one per machine,
+    whatever the number of processes; written atomically)."""
+    digest = hashlib.sha1(_LOG4J2.encode()).hexdigest()[:10]
+    path = os.path.join(tempfile.gettempdir(), f"dbbench-spark-log4j2-{digest}.properties")
+    if not os.path.exists(path):
+        fd, temp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(_LOG4J2)
+        os.replace(temp, path)
+    return "file:" + path
 
 
 def _wait_for_executors(spark: Any, master: str, seconds: int) -> None:
