@@ -244,7 +244,8 @@ class SparkEngine(Engine):
                 builder = SparkSession.builder.remote(self.master)
                 for key, value in settings.items():
                     builder = builder.config(key, value)
-                spark = builder.create()  # this engine's own (getOrCreate may give another's)
+                with _process_mode_kept():
+                    spark = builder.create()  # its own (getOrCreate may give another's)
                 _bound_retries(spark, self.options.reconnect_wait)
                 return spark
         _require_java()
@@ -326,7 +327,8 @@ class SparkEngine(Engine):
     def _connect_session(self) -> Any:
         from pyspark.sql import SparkSession
 
-        spark = SparkSession.builder.remote(self.master).create()
+        with _process_mode_kept():
+            spark = SparkSession.builder.remote(self.master).create()
         _bound_retries(spark, self.options.reconnect_wait)
         return spark
 
@@ -707,6 +709,21 @@ def _wait_for_executors(spark: Any, master: str, seconds: int) -> None:
                 "registered (start workers, or wait longer with ?executor_wait=SECONDS)"
             )
         time.sleep(0.2)
+
+
+@contextmanager
+def _process_mode_kept() -> Iterator[None]:
+    """Creating a Connect session marks the whole process as Spark Connect (an environment
+    variable that turns classic PySpark calls into Connect ones); a classic engine in the
+    same process must keep working, so the mark is put back as it was."""
+    before = os.environ.get("SPARK_CONNECT_MODE_ENABLED")
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("SPARK_CONNECT_MODE_ENABLED", None)
+        else:
+            os.environ["SPARK_CONNECT_MODE_ENABLED"] = before
 
 
 def _bound_retries(spark: Any, seconds: int) -> None:

@@ -8,5 +8,6 @@ from engine_conf import FileTestConf
 
 class TestConf(FileTestConf):
     name = "spark"
-    url = "spark://local[2]/{folder}/warehouse"
+    # the master of tests/drivers/test_spark.py: one process runs one Spark master at a time
+    url = "spark://local-cluster[2,1,1024]/{folder}/warehouse"
     slow_query = "SELECT count(*) FROM range(100000000000)"
