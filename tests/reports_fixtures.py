@@ -14,8 +14,8 @@ from dbbench.reports.model import (
     SystemInfo,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
-GOLDEN = Path(__file__).resolve().parent / "golden"
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = Path(__file__).resolve().parent / "reports" / "golden"
 
 # Appendix A rows 0..2 [SPEC Appendix A]: the order the fixture's streams submit queries.
 ORDERS = {
