@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from dataclasses import MISSING, asdict, dataclass, field, fields, is_dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args, get_origin, get_type_hints
@@ -307,35 +307,77 @@ def _default_file_mode() -> int:
 T = TypeVar("T")
 
 
-def _build(cls: type[T], data: dict[str, Any]) -> T:
-    """Rebuild nested dataclasses from parsed JSON (unknown keys are ignored)."""
+def _build(cls: type[T], data: dict[str, Any], where: str = "") -> T:
+    """Rebuild nested dataclasses from parsed JSON (unknown keys are ignored), checking every
+    value against its field's type: a crafted or damaged file is a ``ValueError`` naming the
+    field (``probes[0].users: expected an integer, got 'a'``), never a crash further on."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{where or 'the file'}: expected an object, got {_shown(data)}")
     hints = get_type_hints(cls)
     kwargs: dict[str, Any] = {}
+    missing = []
     for f in fields(cls):  # type: ignore[arg-type]
         if f.name in data:
-            kwargs[f.name] = _convert(hints[f.name], data[f.name])
+            kwargs[f.name] = _convert(hints[f.name], data[f.name], _join(where, f.name))
+        elif f.default is MISSING and f.default_factory is MISSING:
+            missing.append(f.name)
+    if missing:
+        raise ValueError(f"{where or 'the file'}: missing field(s) {', '.join(missing)}")
     return cls(**kwargs)
 
 
-def _convert(tp: Any, value: Any) -> Any:
+def _join(where: str, name: str) -> str:
+    return f"{where}.{name}" if where else name
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+_SCALARS: dict[Any, tuple[str, tuple[type, ...]]] = {
+    str: ("a string", (str,)),
+    bool: ("true or false", (bool,)),
+    int: ("an integer", (int,)),
+    float: ("a number", (int, float)),
+}
+
+
+def _convert(tp: Any, value: Any, where: str) -> Any:
     if value is None:
-        return None
+        if tp is Any or type(None) in get_args(tp):
+            return None
+        raise ValueError(f"{where}: expected a value, got null")
     origin = get_origin(tp)
     if origin is list:
+        if not isinstance(value, list):
+            raise ValueError(f"{where}: expected a list, got {_shown(value)}")
         (inner,) = get_args(tp)
-        return [_convert(inner, v) for v in value]
+        return [_convert(inner, v, f"{where}[{i}]") for i, v in enumerate(value)]
     if origin is dict:
+        if not isinstance(value, dict):
+            raise ValueError(f"{where}: expected an object, got {_shown(value)}")
         _, inner = get_args(tp)
-        return {k: _convert(inner, v) for k, v in value.items()}
-    args = [a for a in get_args(tp) if a is not type(None)]
-    if args and origin is not Literal:
-        for a in args:
-            if is_dataclass(a):
-                return _build(a, value)  # type: ignore[arg-type]
+        return {k: _convert(inner, v, f"{where}.{k}") for k, v in value.items()}
+    if origin is Literal:
+        if value not in get_args(tp):
+            allowed = ", ".join(map(str, get_args(tp)))
+            raise ValueError(f"{where}: expected one of {allowed}, got {_shown(value)}")
         return value
+    args = [a for a in get_args(tp) if a is not type(None)]
+    if args:  # X | None
+        (inner,) = args
+        return _convert(inner, value, where)
     if is_dataclass(tp):
-        return _build(tp, value)  # type: ignore[arg-type]
-    return value
+        return _build(tp, value, where)  # type: ignore[arg-type]
+    if tp in _SCALARS:
+        what, types = _SCALARS[tp]
+        if (isinstance(value, bool) and tp is not bool) or not isinstance(value, types):
+            if tp is int and isinstance(value, float) and value.is_integer():
+                return int(value)
+            raise ValueError(f"{where}: expected {what}, got {_shown(value)}")
+        return value
+    return value  # Any
 
 
 # -- o2c: the SD-like order-to-cash dialog workload (a result family of its own) ---------------

@@ -12,7 +12,17 @@ import pytest
 
 from dbbench.cli import main
 from dbbench.errors import ExitCode
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.model import (
+    BenchmarkResult,
+    EngineInfo,
+    HammerDBResult,
+    O2CProbe,
+    O2CResult,
+    O2CSteps,
+    SystemInfo,
+)
+
+T0 = 1_790_000_000.0
 
 
 def _set(*path: Any, value: Any) -> Callable[[dict[str, Any]], None]:
@@ -114,3 +124,63 @@ def test_markdown_outputs_escape_html(hostile: Path, capsys: pytest.CaptureFixtu
         assert "<script>" not in out and "<img" not in out, out
         assert "&lt;script&gt;" in out
         assert "\x1b" not in out
+
+
+def _o2c_result() -> O2CResult:
+    probe = O2CProbe(
+        users=2, think=1.0, think_dist="fixed", work_processes=2, rampup=1.0, start=T0,
+        window_start=1.0, window_end=9.0, end=10.0, status="complete", logged_on=2,
+        steps=O2CSteps(step=[1, 2], user=[0, 1], due=[2.0, 3.0], wait=[0.0, 0.0],
+                       db=[0.1, 0.2], ok=[1, 1]),
+    )  # fmt: skip
+    return O2CResult(
+        kind="run", engine=EngineInfo(name="duckdb", url="duckdb", version="1"),
+        system=SystemInfo(hostname="h", cpu_model="c", threads=2), kit_version="0.1",
+        scale_factor=0.01, seed=1, rt_limit=1.0, created=T0, probes=[probe],
+    )  # fmt: skip
+
+
+def _hammerdb_result() -> HammerDBResult:
+    return HammerDBResult(
+        benchmark="TPROC-C", jobid="J1", database="PostgreSQL",
+        engine=EngineInfo(name="postgresql", url="postgresql://127.0.0.1/test", version="15"),
+        system=SystemInfo(hostname="h", cpu_model="c", threads=2), kit_version="0.1",
+        status="complete", nopm=1000.0, tpm=2300.0,
+    )  # fmt: skip
+
+
+#: Every result family is checked field by field against its types: (family, damage, the
+#: field the one line must name).
+FAMILY_DAMAGE = {
+    "o2c-probes-text": ("o2c", _set("probes", value="x"), "probes: expected a list"),
+    "o2c-users-text": ("o2c", _set("probes", 0, "users", value="a"), "probes[0].users"),
+    "o2c-probe-number": ("o2c", _set("probes", 0, value=5), "probes[0]: expected an object"),
+    "o2c-steps-text": ("o2c", _set("probes", 0, "steps", "db", value="z"), "steps.db"),
+    "o2c-step-null": ("o2c", _set("probes", 0, "steps", "ok", 1, value=None), "steps.ok[1]"),
+    "o2c-config-number": ("o2c", _set("config", value=7), "config: expected an object"),
+    "o2c-kind-unknown": ("o2c", _set("kind", value="chaos"), "kind: expected one of"),
+    "o2c-no-think": ("o2c", lambda d: d["probes"][0].pop("think"), "missing field(s) think"),
+    "hammerdb-nopm-text": ("hammerdb", _set("nopm", value="many"), "nopm: expected a number"),
+    "hammerdb-no-engine": ("hammerdb", lambda d: d.pop("engine"), "missing field(s) engine"),
+    "hammerdb-timings": ("hammerdb", _set("response_times", value={}), "expected a list"),
+}
+
+
+@pytest.mark.parametrize("name", list(FAMILY_DAMAGE))
+@pytest.mark.parametrize("command", ["report", "compare"])
+def test_a_damaged_o2c_or_hammerdb_result_is_one_line_naming_the_field(
+    name: str, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    family, damage, words = FAMILY_DAMAGE[name]
+    path = tmp_path / "result.json"
+    (_o2c_result() if family == "o2c" else _hammerdb_result()).write(path)
+    assert main(["report", str(path), "-o", str(tmp_path / "ok")]) == 0  # valid before
+    data = json.loads(path.read_text())
+    damage(data)
+    path.write_text(json.dumps(data))
+    capsys.readouterr()
+    args = [command, str(path)] + (["-o", str(tmp_path / "out")] if command == "report" else [])
+    assert main(args) == ExitCode.USER_ERROR
+    err = capsys.readouterr().err
+    assert err.startswith("dbbench: error: ") and err.count("\n") == 1, err
+    assert words in err, err
