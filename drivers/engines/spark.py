@@ -283,6 +283,7 @@ class SparkEngine(Engine):
             for key, value in {**defaults, **settings}.items():
                 builder = builder.config(key, value)
             with self.policy.guard("start Spark"):
+                _launch_jvm(self.master, {**defaults, **settings})
                 spark = builder.getOrCreate()
                 spark.sparkContext.setLogLevel("ERROR")
                 _wait_for_executors(spark, self.master, self.options.executor_wait)
@@ -506,6 +507,8 @@ class SparkEngine(Engine):
 
     def settings(self) -> dict[str, str]:
         found = {"master": self.master, "warehouse": self.warehouse, "refresh": REFRESH_METHOD}
+        if self.classic:
+            found["driver_log"] = driver_log()
         names = (
             "spark.executor.memory",
             "spark.driver.memory",
@@ -670,6 +673,28 @@ appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = spark: %p %c{1}: %m%n
 """
+
+
+def driver_log() -> str:
+    """Where this process's driver JVM writes what it prints (its start-up banner and
+    warnings, Spark's errors): a file, so that dbbench's own output stays one line per
+    problem; named in the engine's disclosed settings."""
+    return os.path.join(tempfile.gettempdir(), f"dbbench-spark-driver-{os.getpid()}.log")
+
+
+def _launch_jvm(master: str, settings: dict[str, str]) -> None:
+    """Start this process's driver JVM (once) with its stdout and stderr in
+    :func:`driver_log`; PySpark would start it writing to our terminal."""
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None:
+        return
+    conf = SparkConf(loadDefaults=False).setMaster(master).setAppName("dbbench")
+    conf.setAll(list(settings.items()))
+    with open(driver_log(), "ab") as log:
+        gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})  # type: ignore[no-untyped-call]
+    SparkContext._ensure_initialized(gateway=gateway)
 
 
 def _log_config() -> str:
