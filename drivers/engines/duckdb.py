@@ -102,9 +102,31 @@ class DuckDBEngine(SqlEngine):
         self._admin = DuckDBSession(self, self._db.cursor())
         self._lock = threading.Lock()
         self.load_connections = max(1, min(4, os.cpu_count() or 1))
+        self._memory_bounded = False  # True while a load bounds DuckDB's memory
 
     def admin(self) -> SqlSession:
         return self._admin
+
+    def create_schema(self) -> None:
+        """The tables, then DuckDB's memory bounded for the load of a database file (unless
+        the URL sets ``memory_limit``): at its default, 80 % of RAM, the buffer pool grows
+        with the scale factor (5.6 GiB at SF10) although a load gains nothing from it
+        (measured at SF10: 76 s unbounded, 79 s at 640 MB, 0.9 GiB peak resident)."""
+        super().create_schema()
+        # an in-memory database keeps its tables in that memory: it is never bounded
+        if self.path != ":memory:" and "memory_limit" not in self.url.query:
+            with self.policy.guard("limit memory for the load"):
+                self._admin.execute(f"SET memory_limit = '{LOAD_MEMORY_LIMIT}'")
+            self._memory_bounded = True
+
+    def finish_load(self) -> dict[str, float]:
+        """The checkpoint, then DuckDB's default memory limit again for the queries."""
+        steps = super().finish_load()
+        if self._memory_bounded:
+            with self.policy.guard("restore the memory limit"):
+                self._admin.execute("RESET memory_limit")
+            self._memory_bounded = False
+        return steps
 
     def session(self) -> DuckDBSession:
         with self._lock, self.policy.guard("connect"):
@@ -174,6 +196,9 @@ class DuckDBEngine(SqlEngine):
         self._admin.close()
         self._db.close()
 
+
+#: DuckDB's memory limit while loading: the load's peak stays under 1 GiB at any scale factor.
+LOAD_MEMORY_LIMIT = "640MB"
 
 #: Tables large enough to be worth several inserting connections.
 _BIG_TABLES = frozenset({"lineitem", "orders", "partsupp", "part", "customer"})
