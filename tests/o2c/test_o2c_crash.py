@@ -57,6 +57,20 @@ def _kill_connections(url: str) -> int:
         engine.close()
 
 
+def _prepared_duckdb(tmp_path: Path, *, seed: int, users: int) -> str:
+    """A DuckDB file at SF 0.01 prepared for o2c with ``users`` users; its URL."""
+    from dbbench.drivers.loader import load_database
+
+    url = f"duckdb:///{tmp_path / 'tpch.duckdb'}"
+    engine = open_engine(url)
+    try:
+        load_database(engine, 0.01, jobs=1)
+        setup.prepare(engine, seed=seed, users=users)
+    finally:
+        engine.close()
+    return url
+
+
 def _wait_for(url: str, sql: str, at_least: int, proc: subprocess.Popen[bytes]) -> None:
     deadline = time.monotonic() + 60
     while _count(url, sql) < at_least:
@@ -184,16 +198,9 @@ def test_server_gone_stops_the_run_and_keeps_measurements(pg_base_url: str) -> N
 def test_sigterm_keeps_the_measurements(tmp_path: Path) -> None:
     """``kill`` (SIGTERM) stops a run like Ctrl-C: the result is written, marked partial and
     invalid (exit 3), with every step measured so far; the database stays consistent."""
-    from dbbench.drivers.loader import load_database
     from dbbench.reports.model import O2CResult
 
-    url = f"duckdb:///{tmp_path / 'tpch.duckdb'}"
-    engine = open_engine(url)
-    try:
-        load_database(engine, 0.01, jobs=1)
-        setup.prepare(engine, seed=1, users=20)
-    finally:
-        engine.close()
+    url = _prepared_duckdb(tmp_path, seed=1, users=20)
     out = tmp_path / "run.json"
     cmd = [sys.executable, "-m", "dbbench", "o2c", "run", "-e", url, "-u", "20",
            "--think", "0.05", "--rampup", "0.2", "--steady", "60", "--progress", "0.5",
@@ -226,16 +233,9 @@ def test_sigkilled_search_keeps_its_finished_probes_and_the_running_ones_steps(
 ) -> None:
     """``o2c search`` rewrites its result before and after every probe: killed outright, it
     leaves every finished probe and the running probe's steps (from its step journal)."""
-    from dbbench.drivers.loader import load_database
     from dbbench.reports.model import O2CResult
 
-    url = f"duckdb:///{tmp_path / 'tpch.duckdb'}"
-    engine = open_engine(url)
-    try:
-        load_database(engine, 0.01, jobs=1)
-        setup.prepare(engine, seed=3, users=200)
-    finally:
-        engine.close()
+    url = _prepared_duckdb(tmp_path, seed=3, users=200)
     out = tmp_path / "search.json"
     cmd = [
         sys.executable, "-m", "dbbench", "o2c", "search", "-e", url, "-u", "5",
@@ -273,16 +273,9 @@ def test_sigkilled_search_keeps_its_finished_probes_and_the_running_ones_steps(
 
 def test_sigterm_stops_a_search_without_a_confirmation_run(tmp_path: Path) -> None:
     """Ctrl-C or kill ends a search with what it measured: it does not go on to confirm."""
-    from dbbench.drivers.loader import load_database
     from dbbench.reports.model import O2CResult
 
-    url = f"duckdb:///{tmp_path / 'tpch.duckdb'}"
-    engine = open_engine(url)
-    try:
-        load_database(engine, 0.01, jobs=1)
-        setup.prepare(engine, seed=3, users=100)
-    finally:
-        engine.close()
+    url = _prepared_duckdb(tmp_path, seed=3, users=100)
     out = tmp_path / "search.json"
     cmd = [
         sys.executable, "-m", "dbbench", "o2c", "search", "-e", url, "-u", "5",

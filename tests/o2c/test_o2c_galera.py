@@ -5,6 +5,7 @@ measurement."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -26,6 +27,13 @@ FAST = ["--think", "0.05", "--rampup", "0.5", "--progress", "60"]
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
+    with _loaded_cluster() as c:
+        yield c
+
+
+@contextlib.contextmanager
+def _loaded_cluster() -> Iterator[Cluster]:
+    """A 3-node cluster with SF 0.01 loaded through node 1 (replicated to the others)."""
     why = missing()
     if why is not None:
         if os.environ.get("DBBENCH_REQUIRE_SERVERS") == "1":
@@ -115,15 +123,7 @@ def test_a_node_down_is_one_line_naming_it(
 def test_a_node_killed_mid_run_stops_it_and_keeps_the_measurements(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    why = missing()
-    if why is not None:
-        pytest.skip(why)
-    with galera_cluster(3) as c:
-        engine = open_engine(c.nodes[0].url)
-        try:
-            load_database(engine, 0.01, jobs=1)
-        finally:
-            engine.close()
+    with _loaded_cluster() as c:
         assert main(["o2c", "prepare", "-e", c.nodes[0].url, "--users", "30"]) == 0
         out = tmp_path / "run.json"
         killer = threading.Timer(4.0, c.nodes[2].kill)
