@@ -12,7 +12,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from dbbench.dbgen import dists
+from dbbench.dbgen import arrow, dists
 from dbbench.dbgen.rng import U64, P, unif
 from dbbench.dbgen.textpool import POOL_SIZE, get_pool, pool_words
 
@@ -43,11 +43,11 @@ def dates(index: I64) -> pa.Array:
 
 
 def int64(values: I64) -> pa.Array:
-    return pa.array(np.asarray(values, dtype=np.int64), type=pa.int64())
+    return arrow.ints(values)
 
 
 def int32(values: I64) -> pa.Array:
-    return pa.array(np.asarray(values, dtype=np.int32), type=pa.int32())
+    return arrow.ints(values, np.int32)
 
 
 def strings_from(data: U8, lengths: I64) -> pa.Array:
@@ -81,14 +81,14 @@ def padded(prefix: str, values: I64, width: int) -> pa.Array:
         mat[:, : len(head)] = head
         mat[:, len(head) :] = digits(v, width)
         return fixed_strings(mat)
-    text = pc.utf8_lpad(pc.cast(pa.array(v), pa.string()), width=width, padding="0")
-    return pc.binary_join_element_wise(prefix, text, "")
+    text = pc.utf8_lpad(pc.cast(arrow.ints(v), pa.string()), width=width, padding="0")
+    return pc.binary_join_element_wise(arrow.scalar(prefix), text, arrow.scalar(""))
 
 
 def picks(dist: dists.Dist, raw: U64) -> pa.Array:
     """The values chosen by one weighted pick per raw draw."""
     idx = dist.pick(unif(raw, 1, dist.total))
-    return pa.array(dist.values, pa.string()).take(pa.array(idx))
+    return arrow.strings(dist.values).take(arrow.ints(idx))
 
 
 def text_bounds(avg: int) -> tuple[int, int]:

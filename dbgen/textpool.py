@@ -28,9 +28,8 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-import pyarrow as pa
 
-from dbbench.dbgen import dists
+from dbbench.dbgen import arrow, dists
 from dbbench.dbgen.errors import DbgenError
 from dbbench.dbgen.rng import A, P, geometric, mulmod
 
@@ -82,7 +81,7 @@ class _Vocab:
             self.base[role] = len(pieces)
             pieces.extend(v + suffix for v in dist.values)
         self.trimmed = len(pieces)
-        self.strings = pa.array(pieces + [p[:-1] for p in pieces], pa.string())
+        self.strings = arrow.strings(pieces + [p[:-1] for p in pieces])
         self.term_lo = self.base[TERM]
 
 
@@ -200,7 +199,7 @@ def _render(block: _Block, role: npt.NDArray[np.int8], end: int, vocab: _Vocab) 
         ids[m] = vocab.base[code] + _pick(dist, block.unit[pos[m]])
     terms = np.flatnonzero(ids >= vocab.term_lo)
     ids[terms - 1] += vocab.trimmed  # the terminator replaces the previous word's space
-    text = vocab.strings.take(pa.array(ids))
+    text = vocab.strings.take(arrow.ints(ids))
     offsets = np.frombuffer(text.buffers()[1], dtype=np.int32)
     data = np.frombuffer(text.buffers()[2], dtype=np.uint8)
     return data[offsets[0] : offsets[-1]]

@@ -23,10 +23,9 @@ from dbbench.commands.options import ScaleFactor
 from dbbench.dbgen import api
 from dbbench.dbgen.errors import DbgenError
 from dbbench.dbgen.progress import NullSink, ProgressSink
+from dbbench.dbgen.scale import MAX_UPDATE_SET
 from dbbench.dbgen.schema import TABLES
 from dbbench.dbgen.writer import SEGMENT_BYTES, GenOptions, generate
-from dbbench.drivers.registry import open_engine
-from dbbench.drivers.sequencer.config import MAX_UPDATE_SET
 
 
 class FileFormat(StrEnum):
@@ -142,6 +141,8 @@ def register(app: typer.Typer) -> None:
 
 def _run_on_engine(url: str, options: GenOptions, quiet: bool) -> None:
     """Every part as a task of the engine's cluster; only summaries come back."""
+    from dbbench.drivers.registry import open_engine  # plain generation never loads drivers
+
     cluster = open_engine(url)
     try:
         if not cluster.capabilities.distributed_generation:

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
+from dbbench.dbgen import arrow
 from dbbench.dbgen.errors import DbgenError
 from dbbench.dbgen.schema import TABLES
 
@@ -32,15 +33,15 @@ _DAYS = 2557  # dbgen's date table: 1992-01-01 .. 1998-12-31
 @lru_cache(maxsize=1)
 def _date_table() -> pa.Array:
     first = dt.date(1992, 1, 1)
-    return pa.array([(first + dt.timedelta(days=i)).isoformat() for i in range(_DAYS)])
+    return arrow.strings([(first + dt.timedelta(days=i)).isoformat() for i in range(_DAYS)])
 
 
 @lru_cache(maxsize=64)
 def _lookup(top: int, cents: bool) -> pa.Array:
     """Renderings of 0..top as integers or as cents (``0.04``)."""
     if cents:
-        return pa.array([f"{i // 100}.{i % 100:02d}" for i in range(top + 1)])
-    return pa.array([str(i) for i in range(top + 1)])
+        return arrow.strings([f"{i // 100}.{i % 100:02d}" for i in range(top + 1)])
+    return arrow.strings([str(i) for i in range(top + 1)])
 
 
 def _low_words(column: pa.Array) -> npt.NDArray[np.int64]:
@@ -57,16 +58,16 @@ def _text(column: pa.Array, name: str) -> pa.Array:
         days = np.frombuffer(column.buffers()[1], dtype=np.int32)[column.offset :][: len(column)]
         idx = days.astype(np.int64) - _DAY0
         if len(idx) and idx.min() >= 0 and idx.max() < _DAYS:
-            return _date_table().take(pa.array(idx))
+            return _date_table().take(arrow.ints(idx))
     elif pa.types.is_decimal(kind) and column.null_count == 0:
         values = _low_words(column)
         as_int = name in _INTEGER_DECIMALS
         if as_int:
             values = values // 100
         if len(values) and values.min() >= 0 and values.max() < _SMALL:
-            return _lookup(_SMALL - 1, not as_int).take(pa.array(values))
+            return _lookup(_SMALL - 1, not as_int).take(arrow.ints(values))
         if as_int:
-            return pc.cast(pa.array(values), pa.string())
+            return pc.cast(arrow.ints(values), pa.string())
     return column
 
 
@@ -111,10 +112,12 @@ def _data_bytes(rows: pa.Array) -> bytes:
     return out
 
 
-def format_delete_keys(keys: npt.ArrayLike) -> bytes:
+def format_delete_keys(keys: npt.ArrayLike | pa.Array) -> bytes:
     """A delete file: one ``<orderkey>|`` line per key."""
-    arr = pa.array(np.asarray(keys, dtype=np.int64))
+    arr = arrow.ints(keys)
     if len(arr) == 0:
         return b""
-    text = pc.binary_join_element_wise(pc.cast(arr, pa.string()), pa.scalar("|\n"), "")
+    text = pc.binary_join_element_wise(
+        pc.cast(arr, pa.string()), arrow.scalar("|\n"), arrow.scalar("")
+    )
     return _data_bytes(text)

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from dbbench.dbgen import dists, rng
+from dbbench.dbgen import arrow, dists, rng
 from dbbench.dbgen.columns import (
     CURRENT_DATE_INDEX,
     dates,
@@ -44,8 +44,9 @@ L_SDTE, L_CDTE, L_RDTE, L_RFLG, L_CMNT = 21, 22, 23, 24, 25
 ODATE_LAST = 2405  # ENDDATE - 151 days, as an index from 1992-01-01
 I64 = npt.NDArray[np.int64]
 MAX_LINES = 7
-_STATUS = pa.array(["F", "O"], pa.string())
-_FLAGS = pa.array([*dists.RFLAG.values, "N"], pa.string())
+_STATUS = arrow.strings(["F", "O"])
+_FLAGS = arrow.strings([*dists.RFLAG.values, "N"])
+_ORDER_STATUS = arrow.strings(["F", "O", "P"])
 
 
 def order_key(index: I64 | int, seq: int) -> I64:
@@ -141,7 +142,7 @@ class _Lines:
     def order_status(self) -> pa.Array:
         shipped = ((self.ship <= CURRENT_DATE_INDEX) & self.valid).sum(axis=1)
         code = np.where(shipped == self.count, 0, np.where(shipped == 0, 1, 2))
-        return pa.array(["F", "O", "P"], pa.string()).take(pa.array(code))
+        return _ORDER_STATUS.take(arrow.ints(code))
 
 
 def orders_batch(block: OrderBlock, state: LargeState | None) -> pa.RecordBatch:
@@ -179,7 +180,7 @@ def _return_flags(valid: npt.NDArray[np.bool_], receipt: I64, sel: I64, raw: U64
     order = sel // MAX_LINES
     flag = unif(raw[order, np.maximum(rank, 0)], 1, dists.RFLAG.total)
     code = np.where(due_flat, dists.RFLAG.pick(flag), 2)
-    return _FLAGS.take(pa.array(code))
+    return _FLAGS.take(arrow.ints(code))
 
 
 def lineitem_batch(block: OrderBlock, state: LargeState | None) -> pa.RecordBatch:
@@ -212,7 +213,7 @@ def lineitem_batch(block: OrderBlock, state: LargeState | None) -> pa.RecordBatc
             money(flat(lines.disc)),
             money(flat(lines.tax)),
             _return_flags(v, receipt, sel, rng.draws(L_RFLG, g, n, MAX_LINES)),
-            _STATUS.take(pa.array((ship > CURRENT_DATE_INDEX).astype(np.int8))),
+            _STATUS.take(arrow.ints(ship > CURRENT_DATE_INDEX, np.int8)),
             dates(ship),
             dates(odate + unif(flat(rng.draws(L_CDTE, g, n, MAX_LINES)), 30, 90)),
             dates(receipt),

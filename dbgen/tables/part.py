@@ -7,7 +7,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from dbbench.dbgen import dists, rng
+from dbbench.dbgen import arrow, dists, rng
 from dbbench.dbgen.columns import int32, int64, money, padded, picks, text
 from dbbench.dbgen.rng import unif
 from dbbench.dbgen.scale import Span
@@ -40,9 +40,9 @@ def _names(span: Span) -> pa.Array:
         r = unif(raw[:, i], i, 91)
         a, b = perm[rows, i].copy(), perm[rows, r].copy()
         perm[rows, i], perm[rows, r] = b, a
-    colours = pa.array(dists.COLORS.values, pa.string())
-    words = [colours.take(pa.array(perm[:, i].astype(np.int64))) for i in range(NAME_WORDS)]
-    return pc.binary_join_element_wise(*words, " ")
+    colours = arrow.strings(dists.COLORS.values)
+    words = [colours.take(arrow.ints(perm[:, i])) for i in range(NAME_WORDS)]
+    return pc.binary_join_element_wise(*words, arrow.scalar(" "))
 
 
 def part(span: Span) -> pa.RecordBatch:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from dbbench.dbgen import dists, rng
+from dbbench.dbgen import arrow, dists, rng
 from dbbench.dbgen.columns import int64, text
 from dbbench.dbgen.schema import NATION, REGION
 
@@ -17,7 +17,7 @@ def region() -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(
         [
             int64(np.arange(5)),
-            pa.array(dists.REGIONS.values, pa.string()),
+            arrow.strings(dists.REGIONS.values),
             text(raw[:, 0], raw[:, 1], 72),
         ],
         schema=REGION.arrow_schema,
@@ -29,7 +29,7 @@ def nation() -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(
         [
             int64(np.arange(25)),
-            pa.array(dists.NATIONS.values, pa.string()),
+            arrow.strings(dists.NATIONS.values),
             int64(np.asarray(dists.region_keys_of_nations())),
             text(raw[:, 0], raw[:, 1], 72),
         ],

@@ -10,11 +10,10 @@ from dataclasses import dataclass
 
 from dbbench.dbgen.api import validate_scale
 from dbbench.dbgen.errors import DbgenError
+from dbbench.dbgen.scale import MAX_UPDATE_SET
 from dbbench.drivers.errors import DriversError
 from dbbench.queries.params import MAX_SEED, check_seed
 
-#: dbgen's update-set numbering stops matching the spec beyond this set (tpch.md 3.4).
-MAX_UPDATE_SET = 1000
 #: A query timeout beyond this (a year, in seconds) is no timeout: threading refuses it.
 MAX_QUERY_TIMEOUT = 365 * 24 * 3600.0
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from dbbench.dbgen.scale import MAX_UPDATE_SET
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers.engine import (
     STATE_LINEITEM_ROWS,
@@ -28,7 +29,6 @@ from dbbench.drivers.engine import (
     Session,
 )
 from dbbench.drivers.errors import ConnectionLostError, DriversError, one_line
-from dbbench.drivers.sequencer.config import MAX_UPDATE_SET
 from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.streams import connection_alive
 from dbbench.reports.model import Interval, IntervalKind, Phase, RunResult, Status
