@@ -23,7 +23,7 @@ from dbbench.dbgen.formats import tbl as tbl_format
 from dbbench.dbgen.formats.parquet import ParquetTableWriter
 from dbbench.dbgen.schema import TABLES
 
-Encoding = Literal["tbl", "csv", "ipc", "parquet"]
+Encoding = Literal["tbl", "csv", "parquet"]
 
 #: The schema of a delete file in CSV/Parquet: one order key per row.
 DELETE_SCHEMA = pa.schema([pa.field("orderkey", pa.int64(), nullable=False)])
@@ -141,24 +141,17 @@ def write_segment(segment: Segment, report: Callable[[tuple[int, int]], None] | 
             if first and segment.encoding == "csv" and segment.header:
                 f.write(csv_format.header_line(schema))
         return rows
-    if segment.encoding == "parquet":
-        writer = ParquetTableWriter(segment.path, schema)
-        try:
-            for batch in source_batches(segment.source):
-                writer.write(batch)
-                if report is not None:
-                    report((batch.num_rows, 0))
-        except BaseException:
-            writer.abort()
-            raise
-        writer.close()
-        if report is not None:
-            report((0, os.path.getsize(segment.path)))
-        return writer.rows
-    with pa.OSFile(segment.path, "wb") as sink, pa.ipc.new_stream(sink, schema) as ipc:
+    # Parquet: a complete file, joined with the file's other segments by the parent.
+    writer = ParquetTableWriter(segment.path, schema)
+    try:
         for batch in source_batches(segment.source):
-            ipc.write_batch(batch)
-            rows += batch.num_rows
+            writer.write(batch)
             if report is not None:
                 report((batch.num_rows, 0))
-    return rows
+    except BaseException:
+        writer.abort()
+        raise
+    writer.close()
+    if report is not None:
+        report((0, os.path.getsize(segment.path)))
+    return writer.rows

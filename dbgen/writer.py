@@ -8,12 +8,13 @@ How it works, and why:
   tables do not leave one core working alone at the end.
 * Every segment goes to its own hidden temporary file; the parent process appends them to
   the file's temporary in order as they complete (``copy_file_range``: no copy through user
-  space) and renames the result to its final name only when it is whole. For Parquet the
-  segments are Arrow IPC streams and the parent encodes them in order into one file. So
-  output is identical to a serial run, and an interrupted or failed run leaves no file that
-  looks complete: temporaries are removed, only finished files carry final names.
-* Memory is bounded by one generator batch per process plus one Parquet row group, whatever
-  the scale factor.
+  space) and renames the result to its final name only when it is whole. For Parquet each
+  segment is a complete Parquet file, encoded in its worker; the parent joins their row
+  groups in order under one footer (:mod:`dbgen.formats.parquet_splice`, no re-encoding).
+  So output is identical to a serial run, and an interrupted or failed run leaves no file
+  that looks complete: temporaries are removed, only finished files carry final names.
+* Memory is bounded by one generator batch (and, for Parquet, one row group) per process,
+  whatever the scale factor.
 """
 
 from __future__ import annotations
@@ -33,11 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import pyarrow as pa
-
 from dbbench.dbgen import api
 from dbbench.dbgen.errors import DbgenError
-from dbbench.dbgen.formats.parquet import ParquetTableWriter
+from dbbench.dbgen.formats.parquet_splice import ParquetSplicer
 from dbbench.dbgen.generators import GENERATORS
 from dbbench.dbgen.progress import NullSink, ProgressSink, Summary
 from dbbench.dbgen.schema import TABLES
@@ -46,7 +45,6 @@ from dbbench.dbgen.segments import (
     Segment,
     Source,
     init_worker,
-    schema_of,
     worker_segment,
     write_segment,
 )
@@ -217,8 +215,6 @@ def _cut(out: OutputFile, index: int, options: GenOptions, token: str) -> None:
         base = gen.units(api.validate_scale(options.sf))
         count = split_count(base, source.part, source.parts, wanted)
     encoding: Encoding = out.fmt
-    if out.fmt == "parquet" and count > 1:
-        encoding = "ipc"
     segments = []
     for j in range(count):
         if count > 1:
@@ -267,7 +263,7 @@ class _Assembler:
         self.progress = progress
         self._rows: list[dict[int, int]] = [{} for _ in files]
         self._next = [0] * len(files)
-        self._parquet: dict[int, ParquetTableWriter] = {}
+        self._parquet: dict[int, ParquetSplicer] = {}
         self.rows = 0
         self.nbytes = 0
 
@@ -285,15 +281,11 @@ class _Assembler:
 
     def _append(self, i: int, segment: Segment) -> None:
         out = self.files[i]
-        if segment.encoding == "ipc":
-            writer = self._parquet.get(i)
-            if writer is None:
-                writer = self._parquet[i] = ParquetTableWriter(out.temp, schema_of(segment.source))
-            before = out.temp.stat().st_size
-            with pa.memory_map(segment.path) as src, pa.ipc.open_stream(src) as reader:
-                for batch in reader:
-                    writer.write(batch)
-            self.progress.advance(0, out.temp.stat().st_size - before)
+        if segment.encoding == "parquet" and segment.path != str(out.temp):
+            splicer = self._parquet.get(i)
+            if splicer is None:
+                splicer = self._parquet[i] = ParquetSplicer(out.temp)
+            splicer.append(segment.path)
             os.unlink(segment.path)
         elif segment.path != str(out.temp):
             _append_file(out.temp, segment.path)
@@ -301,18 +293,16 @@ class _Assembler:
 
     def _finish(self, i: int) -> None:
         out = self.files[i]
-        writer = self._parquet.pop(i, None)
-        if writer is not None:
-            before = out.temp.stat().st_size
-            writer.close()
-            self.progress.advance(0, out.temp.stat().st_size - before)
+        splicer = self._parquet.pop(i, None)
+        if splicer is not None:
+            splicer.close()
         os.replace(out.temp, out.final)
         self.nbytes += out.final.stat().st_size
         self.progress.output_done(out.final.name)
 
     def abort(self) -> None:
-        for writer in self._parquet.values():
-            writer.abort()
+        for splicer in self._parquet.values():
+            splicer.abort()
         self._parquet.clear()
 
 
