@@ -6,12 +6,9 @@ apart so that what a worker does (generate, encode, write, report) reads on its 
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import signal
 from collections.abc import Callable, Iterator
-from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -21,6 +18,7 @@ from dbbench.dbgen import api, arrow
 from dbbench.dbgen.formats import csv as csv_format
 from dbbench.dbgen.formats import tbl as tbl_format
 from dbbench.dbgen.formats.parquet import ParquetTableWriter
+from dbbench.dbgen.memory import reuse_freed_memory
 from dbbench.dbgen.schema import TABLES
 
 Encoding = Literal["tbl", "csv", "parquet"]
@@ -55,30 +53,6 @@ class Segment:
 
 
 _REPORT: Any = None  # the progress queue, set in each worker process by init_worker
-
-
-#: glibc's mallopt parameters, and what they are set to in a generator process.
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-_MMAP_ABOVE = 32 * 1024 * 1024  # glibc's largest mmap threshold; batches need far less
-_TRIM_ABOVE = 256 * 1024 * 1024
-
-
-def reuse_freed_memory() -> None:
-    """Let glibc's malloc keep freed blocks for the next batch (no-op on other C libraries).
-
-    A batch's numpy arrays are mostly above malloc's default mmap threshold, so each is
-    mapped fresh and unmapped when freed: the kernel zeroes and faults in every page again
-    for every batch (about 380,000 page faults for SF1 as .tbl, 20 % of the CPU time).
-    Served from the heap and kept there, the pages of one batch are reused by the next;
-    memory stays bounded by one batch, as before.
-    """
-    name = ctypes.util.find_library("c")
-    with suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(name)
-        if not hasattr(libc, "gnu_get_libc_version"):
-            return
-        libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_ABOVE)
-        libc.mallopt(_M_TRIM_THRESHOLD, _TRIM_ABOVE)
 
 
 def init_worker(queue: Any) -> None:

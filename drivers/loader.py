@@ -37,6 +37,7 @@ import pyarrow as pa
 
 from dbbench.dbgen import api
 from dbbench.dbgen.errors import DbgenError
+from dbbench.dbgen.memory import reuse_freed_memory
 from dbbench.dbgen.progress import NullSink, ProgressSink
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers.engine import (
@@ -330,6 +331,7 @@ def _init_worker(queues: list[Any]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # Pool.terminate() uses it
     _WORKER_QUEUES[:] = queues
+    reuse_freed_memory()  # batch after batch on the same pages, not fresh ones
     # Out of the group, a worker would outlive a dbbench killed with SIGKILL: it follows
     # its parent (the forkserver, which ends with dbbench) instead.
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
