@@ -204,6 +204,21 @@ TABLES: dict[str, Table] = {
     t.name: t for t in (PART, PARTSUPP, SUPPLIER, CUSTOMER, ORDERS, LINEITEM, NATION, REGION)
 }
 
+#: Columns whose values come from a small fixed domain whatever the scale factor (the
+#: spec's value lists, the 2,557 order and ship dates, small integer ranges; the clerks,
+#: 1,000 per SF). Columnar writers dictionary-encode these and only these: on keys, prices,
+#: names and comments a dictionary is CPU spent for nothing (it overflows and falls back).
+FEW_VALUES: frozenset[str] = frozenset(
+    {
+        *("r_name", "n_name", "n_regionkey", "s_nationkey", "c_nationkey", "c_mktsegment"),
+        *("p_mfgr", "p_brand", "p_type", "p_size", "p_container", "ps_availqty"),
+        *("o_orderstatus", "o_orderdate", "o_orderpriority", "o_clerk", "o_shippriority"),
+        *("l_linenumber", "l_quantity", "l_discount", "l_tax", "l_returnflag"),
+        *("l_linestatus", "l_shipdate", "l_commitdate", "l_receiptdate"),
+        *("l_shipinstruct", "l_shipmode"),
+    }
+)
+
 #: Foreign keys the specification allows (clause 1.4.2.3):
 #: (table, columns, referenced table, referenced columns).
 FOREIGN_KEYS: tuple[tuple[str, tuple[str, ...], str, tuple[str, ...]], ...] = (

@@ -17,7 +17,7 @@ import pytest
 from dbbench.dbgen import api
 from dbbench.dbgen.formats import csv as csv_format
 from dbbench.dbgen.formats.parquet import ROW_GROUP_ROWS, ParquetTableWriter
-from dbbench.dbgen.schema import TABLES
+from dbbench.dbgen.schema import FEW_VALUES, TABLES
 from dbbench.dbgen.segments import DELETE_SCHEMA
 from dbbench.dbgen.writer import GenOptions, generate, plan, split_count
 
@@ -97,6 +97,16 @@ def test_parquet_types_compression_and_row_groups(written: dict[str, Path]) -> N
         group = meta.row_group(g)
         assert group.num_rows <= ROW_GROUP_ROWS
         assert {group.column(c).compression for c in range(group.num_columns)} == {"SNAPPY"}
+        # A dictionary on the columns of few values, on no other.
+        dictionary = {
+            names[c] for c in range(group.num_columns) if group.column(c).has_dictionary_page
+        }
+        assert dictionary == {n for n in names if n in FEW_VALUES}, f"row group {g}"
+
+
+def test_few_values_names_real_columns() -> None:
+    columns = {c for t in TABLES.values() for c in t.column_names}
+    assert columns >= FEW_VALUES, sorted(FEW_VALUES - columns)
 
 
 @pytest.mark.parametrize("fmt", ["tbl", "csv", "parquet"])
