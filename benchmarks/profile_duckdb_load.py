@@ -47,6 +47,7 @@ import pyarrow as pa
 from dbbench.dbgen import api
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers import ddl
+from dbbench.drivers.engines.duckdb import DDL
 from dbbench.drivers.loader import _spool_dir, _take_batch
 
 BIN = Path(sys.executable).parent
@@ -125,7 +126,7 @@ def append(
     """The eight tables as the DuckDB engine loads them: ``conns`` streaming inserts on the
     large tables, pulling from one shared stream."""
     for table in TABLES:
-        con.execute(ddl.create_table(table, ddl.DUCKDB, keys=False))
+        con.execute(ddl.create_table(table, DDL, keys=False))
     for table, batches in data.items():
         shared = _stream(batches)
         n = conns if table in BIG else 1
@@ -143,9 +144,7 @@ def _insert(
     cur.close()
 
 
-def _append_phases(
-    sf: float, conns: int, data: dict[str, list[pa.RecordBatch]], scratch: Path
-) -> None:
+def _append_phases(conns: int, data: dict[str, list[pa.RecordBatch]], scratch: Path) -> None:
     for label, path, settings in (
         ("append", str(scratch / "a.duckdb"), {}),
         ("append, uncompressed", str(scratch / "u.duckdb"), {"force_compression": "uncompressed"}),

@@ -134,20 +134,25 @@ def row_starts(stream: int, first_row: int, n: int) -> U64:
     return mulmod(_powers(pow(A, budget, P), n), start)
 
 
-@lru_cache(maxsize=8)
-def _step_powers(k: int) -> U64:
-    return np.array([pow(A, j, P) for j in range(1, k + 1)], dtype=np.uint64)
+@lru_cache(maxsize=32)
+def _draw_powers(budget: int, n: int, k: int) -> U64:
+    """``m^r · A^j`` (m = A^budget) for rows r < n and draws j = 1..k, shape ``(n, k)``:
+    draw j of row r is the stream's start value times this, one modular product."""
+    steps = np.array([pow(A, j, P) for j in range(1, k + 1)], dtype=np.uint64)
+    table = mulmod(_powers(pow(A, budget, P), n)[:, None], steps[None, :])
+    table.flags.writeable = False
+    return table
 
 
 def draws(stream: int, first_row: int, n: int, k: int) -> U64:
     """Raw values of the first ``k`` draws of each of ``n`` rows, shape ``(n, k)``."""
-    starts = row_starts(stream, first_row, n)
-    return mulmod(starts[:, None], _step_powers(k)[None, :])
+    seed, budget = SEEDS[stream]
+    return mulmod(_draw_powers(budget, n, k), skip(seed, first_row * budget))
 
 
 def draw(stream: int, first_row: int, n: int) -> U64:
     """The first draw of each row (the common one-draw case)."""
-    return mulmod(row_starts(stream, first_row, n), A)
+    return draws(stream, first_row, n, 1).reshape(n)
 
 
 def unif(x: U64, lo: int | I64, hi: int | I64) -> I64:
@@ -162,8 +167,11 @@ def unif(x: U64, lo: int | I64, hi: int | I64) -> I64:
         )
     else:
         rng = (np.asarray(hi, dtype=np.int64) - lo + 1).astype(np.float64)
-    vals = (x.astype(np.float64) / float(P)) * rng
-    return vals.astype(np.int64) + lo
+    vals = np.divide(x, float(P), dtype=np.float64)  # (double) x / P, as dbgen
+    vals *= rng
+    out = vals.astype(np.int64)  # C's truncation toward zero
+    out += lo
+    return out
 
 
 # ---- the 64-bit path (SF >= 30000) ------------------------------------------------------
