@@ -46,9 +46,10 @@ import pyarrow as pa
 
 from dbbench.dbgen import api
 from dbbench.dbgen.schema import TABLES
+from dbbench.dbgen.spool import spool_root
 from dbbench.drivers import ddl
 from dbbench.drivers.engines.duckdb import DDL
-from dbbench.drivers.loader import _spool_dir, _take_batch
+from dbbench.drivers.loader import SPOOL_MIN_BYTES, _take_batch
 
 BIN = Path(sys.executable).parent
 TPCHGEN = shutil.which("tpchgen-cli", path=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
@@ -176,7 +177,7 @@ def main(argv: list[str]) -> int:
             pass
         data = generate_timed(args.sf)
         timed("hand-over, former (IPC + pickle)", partial(hand_over_pipe, data))
-        spool = tempfile.mkdtemp(prefix="dbbench-profile-", dir=_spool_dir())
+        spool = tempfile.mkdtemp(prefix="dbbench-profile-", dir=spool_root(SPOOL_MIN_BYTES))
         try:
             timed("hand-over (spool file, mmap)", partial(hand_over_spool, data, spool))
         finally:

@@ -86,16 +86,16 @@ def schema_of(source: Source) -> pa.Schema:
     return DELETE_SCHEMA if source.kind == "delete" else TABLES[source.table].arrow_schema
 
 
-def _encode_text(segment: Segment, batch: pa.RecordBatch, first: bool) -> bytes:
+def _write_text(segment: Segment, batch: pa.RecordBatch, first: bool, sink: pa.NativeFile) -> None:
     source = segment.source
     if segment.encoding == "csv":
-        return csv_format.format_csv(batch, header=segment.header and first)
-    if source.kind == "delete":
-        data = bytes(tbl_format.format_delete_keys(batch.column(0)))
-        return data if segment.trailing_separator else data.replace(b"|\n", b"\n")
-    return bytes(
-        tbl_format.format_tbl(batch, source.table, trailing_separator=segment.trailing_separator)
-    )
+        csv_format.write_csv(batch, sink, header=segment.header and first)
+    elif source.kind == "delete":
+        data = tbl_format.format_delete_keys(batch.column(0))
+        sink.write(data if segment.trailing_separator else data.replace(b"|\n", b"\n"))
+    else:
+        tbl = tbl_format.write_tbl
+        tbl(batch, source.table, sink, trailing_separator=segment.trailing_separator)
 
 
 def write_segment(segment: Segment, report: Callable[[tuple[int, int]], None] | None) -> int:
@@ -103,15 +103,15 @@ def write_segment(segment: Segment, report: Callable[[tuple[int, int]], None] | 
     schema = schema_of(segment.source)
     rows = 0
     if segment.encoding in ("tbl", "csv"):
-        with open(segment.path, "wb") as f:
+        with pa.OSFile(segment.path, "wb") as raw, pa.BufferedOutputStream(raw, 1 << 20) as f:
             first = True
             for batch in source_batches(segment.source):
-                data = _encode_text(segment, batch, first)
+                before = f.tell()
+                _write_text(segment, batch, first, f)
                 first = False
-                f.write(data)
                 rows += batch.num_rows
                 if report is not None:
-                    report((batch.num_rows, len(data)))
+                    report((batch.num_rows, f.tell() - before))
             if first and segment.encoding == "csv" and segment.header:
                 f.write(csv_format.header_line(schema))
         return rows

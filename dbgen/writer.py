@@ -6,9 +6,12 @@ How it works, and why:
   ``part``/``parts``), so that processes can generate them at the same time. There are more
   segments than processes (about one per :data:`SEGMENT_BYTES` of output) so that the big
   tables do not leave one core working alone at the end.
-* Every segment goes to its own hidden temporary file; the parent process appends them to
-  the file's temporary in order as they complete (``copy_file_range``: no copy through user
-  space) and renames the result to its final name only when it is whole. For Parquet each
+* Every segment goes to its own temporary file in a private spool (shared memory when it
+  has room, :mod:`dbgen.spool`: segments never reach a disk, which at SF10 would write the
+  data twice); the parent process appends them to the file's temporary in order as they
+  complete (``copy_file_range``: no copy through user space) and renames the result to its
+  final name only when it is whole. At most :data:`WINDOW_PER_JOB` segments per process
+  are in flight (submitted, and not yet appended), which bounds the spool. For Parquet each
   segment is a complete Parquet file, encoded in its worker; the parent joins their row
   groups in order under one footer (:mod:`dbgen.formats.parquet_splice`, no re-encoding).
   So output is identical to a serial run, and an interrupted or failed run leaves no file
@@ -48,6 +51,7 @@ from dbbench.dbgen.segments import (
     worker_segment,
     write_segment,
 )
+from dbbench.dbgen.spool import make_spool
 
 Format = Literal["tbl", "csv", "parquet"]
 FORMATS: tuple[Format, ...] = ("tbl", "csv", "parquet")
@@ -58,6 +62,10 @@ SEGMENT_BYTES = 32 * 1024 * 1024
 #: At most this many segments per file, so that planning SF 100000 stays small; a segment
 #: is still streamed batch by batch, so only its duration grows, not memory.
 MAX_SEGMENTS = 4096
+#: Segments in flight per process: enough that no process waits for work while an earlier
+#: segment finishes, few enough that the spool stays at a few hundred MiB.
+WINDOW_PER_JOB = 4
+SPOOL_PREFIX = "dbbench-gen-"  # + the generating process's id
 
 #: Average row length of a delete file (the tables' own are in the registry): only used to
 #: size segments and the progress estimate, never for correctness.
@@ -110,8 +118,11 @@ def resolve_jobs(jobs: int) -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def plan(options: GenOptions, token: str = "plan") -> list[OutputFile]:
-    """The files a run writes, in order, each cut into segments; raises on bad options."""
+def plan(options: GenOptions, token: str = "plan", spool: Path | None = None) -> list[OutputFile]:
+    """The files a run writes, in order, each cut into segments; raises on bad options.
+
+    Segments other than a text file's first are written in ``spool`` (default: the output
+    directory)."""
     api.validate_scale(options.sf)
     if options.fmt not in FORMATS:
         raise DbgenError(f"unknown format {options.fmt!r}; expected one of {', '.join(FORMATS)}")
@@ -124,7 +135,7 @@ def plan(options: GenOptions, token: str = "plan") -> list[OutputFile]:
     files = _update_files(options) if options.updates else _table_files(options)
     for index, out in enumerate(files):
         out.temp = options.out_dir / f".{out.final.name}.{token}.tmp"
-        _cut(out, index, options, token)
+        _cut(out, index, options, token, spool or options.out_dir)
     return files
 
 
@@ -204,7 +215,7 @@ def split_count(base: int, part: int, parts: int, wanted: int) -> int:
     return 1
 
 
-def _cut(out: OutputFile, index: int, options: GenOptions, token: str) -> None:
+def _cut(out: OutputFile, index: int, options: GenOptions, token: str, spool: Path) -> None:
     """Replace the file's placeholder by its real segments and temporary paths."""
     source = out.source
     count = 1
@@ -223,15 +234,15 @@ def _cut(out: OutputFile, index: int, options: GenOptions, token: str) -> None:
         else:
             sub = source
         text_first = j == 0 and encoding in ("tbl", "csv")
-        path = out.temp if (count == 1 or text_first) else _segment_path(out, token, j)
+        path = out.temp if (count == 1 or text_first) else _segment_path(out, token, j, spool)
         segments.append(
             Segment(index, j, sub, str(path), encoding, j == 0, options.trailing_separator)
         )
     out.segments = segments
 
 
-def _segment_path(out: OutputFile, token: str, j: int) -> Path:
-    return out.final.parent / f".{out.final.name}.{token}.{j}.seg"
+def _segment_path(out: OutputFile, token: str, j: int, spool: Path) -> Path:
+    return spool / f".{out.final.name}.{token}.{j}.seg"
 
 
 # ----------------------------------------------------------------------------- assembling
@@ -266,6 +277,7 @@ class _Assembler:
         self._parquet: dict[int, ParquetSplicer] = {}
         self.rows = 0
         self.nbytes = 0
+        self.appended = 0  # segments joined into their file so far, of every file
 
     def complete(self, segment: Segment, rows: int) -> None:
         """Segment done: append every segment of its file that is now next in line."""
@@ -276,6 +288,7 @@ class _Assembler:
             self._append(i, out.segments[self._next[i]])
             self.rows += self._rows[i].pop(self._next[i])
             self._next[i] += 1
+            self.appended += 1
         if self._next[i] == len(out.segments):
             self._finish(i)
 
@@ -347,21 +360,37 @@ def _run_parallel(
 
     Fork (not spawn, where the platform has it) so that workers start at once with the
     modules already imported; the pool forks all its workers at the first submit, before
-    ``started`` may start a progress thread, so no thread is ever forked.
+    ``started`` may start a progress thread, so no thread is ever forked. Segments are
+    submitted in order, at most ``WINDOW_PER_JOB * jobs`` ahead of the last one appended:
+    the earliest segment not yet appended is always submitted, so the window always moves.
     """
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
     queue = ctx.Queue()
     pool = ProcessPoolExecutor(jobs, ctx, initializer=init_worker, initargs=(queue,))
+    order = {id(s): n for n, s in enumerate(segments)}
+    upcoming = iter(segments)
+    futures: dict[Future[int], Segment] = {}
+    submitted = 0
+
+    def top_up() -> None:
+        nonlocal submitted
+        while submitted - assembler.appended < WINDOW_PER_JOB * jobs:
+            segment = next(upcoming, None)
+            if segment is None:
+                return
+            futures[pool.submit(worker_segment, segment)] = segment
+            submitted += 1
+
     try:
-        futures: dict[Future[int], Segment] = {pool.submit(worker_segment, s): s for s in segments}
+        top_up()
         started()
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+        while futures:
+            done, _ = wait(futures, timeout=0.2, return_when=FIRST_COMPLETED)
             _drain(queue, assembler.progress)
-            for fut in sorted(done, key=lambda f: segments.index(futures[f])):
-                assembler.complete(futures[fut], fut.result())
+            for fut in sorted(done, key=lambda f: order[id(futures[f])]):
+                assembler.complete(futures.pop(fut), fut.result())
+            top_up()
         _drain(queue, assembler.progress)
     except BaseException:
         _stop_workers(pool)
@@ -398,14 +427,23 @@ def _prepare_out_dir(out_dir: Path, files: list[OutputFile], force: bool) -> Non
         raise DbgenError(f"output directory {out_dir} is not writable: {exc.strerror}") from exc
 
 
-def _os_error(exc: OSError, out_dir: Path) -> DbgenError:
+def _os_error(exc: OSError, out_dir: Path, spool: Path) -> DbgenError:
     if exc.errno == errno.ENOSPC:
-        text = f"no space left on device in {out_dir}"
+        text = f"no space left on device in {_fuller(out_dir, spool)}"
     elif exc.errno == errno.EFBIG:
         text = f"file size limit reached in {out_dir} (treated as a full disk)"
     else:
         text = f"cannot write in {out_dir}: {exc.strerror or exc}"
     return DbgenError(f"{text}; unfinished files were removed")
+
+
+def _fuller(out_dir: Path, spool: Path) -> Path:
+    """Of the output directory and the segment spool, the one with less room left."""
+    try:
+        rooms = {p: os.statvfs(p).f_bavail * os.statvfs(p).f_frsize for p in (out_dir, spool)}
+    except OSError:
+        return out_dir
+    return spool if rooms[spool] < rooms[out_dir] else out_dir
 
 
 def _remove_temporaries(out_dir: Path, files: list[OutputFile], token: str) -> None:
@@ -424,13 +462,25 @@ def generate(options: GenOptions, progress: ProgressSink | None = None) -> Summa
     """
     sink: ProgressSink = progress or NullSink()
     token = f"{os.getpid()}-{secrets.token_hex(3)}"
-    files = plan(options, token)
+    jobs = resolve_jobs(options.jobs)
+    plan(options, token)  # bad options fail before a spool is made
+    spool = Path(make_spool(SPOOL_PREFIX, (WINDOW_PER_JOB * jobs + 2) * options.segment_bytes))
+    try:
+        return _generate(options, sink, token, jobs, spool)
+    finally:
+        shutil.rmtree(spool, ignore_errors=True)
+
+
+def _generate(
+    options: GenOptions, sink: ProgressSink, token: str, jobs: int, spool: Path
+) -> Summary:
+    files = plan(options, token, spool)
     _prepare_out_dir(options.out_dir, files, options.force)
     # Biggest files first: their many segments spread over the processes while the small
-    # files fill the gaps at the end, and a Parquet file's serial encoding starts early.
+    # files fill the gaps at the end.
     by_size = sorted(files, key=lambda f: -f.expected_rows * _row_bytes(f))
     segments = [s for f in by_size for s in f.segments]
-    jobs = min(resolve_jobs(options.jobs), len(segments))
+    jobs = min(jobs, len(segments))
     assembler = _Assembler(files, sink)
     begin = time.perf_counter()
 
@@ -449,7 +499,7 @@ def generate(options: GenOptions, progress: ProgressSink | None = None) -> Summa
         if isinstance(exc, BrokenProcessPool):
             raise DbgenError("a generator process died (killed, or out of memory?)") from exc
         if isinstance(exc, OSError):
-            raise _os_error(exc, options.out_dir) from exc
+            raise _os_error(exc, options.out_dir, spool) from exc
         raise
     finally:
         sink.finish()

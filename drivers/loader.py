@@ -23,7 +23,6 @@ import os
 import queue
 import shutil
 import signal
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -40,6 +39,7 @@ from dbbench.dbgen.errors import DbgenError
 from dbbench.dbgen.memory import reuse_freed_memory
 from dbbench.dbgen.progress import NullSink, ProgressSink
 from dbbench.dbgen.schema import TABLES
+from dbbench.dbgen.spool import make_spool
 from dbbench.drivers.engine import (
     STATE_KIT_VERSION,
     STATE_LINEITEM_ROWS,
@@ -343,43 +343,6 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(1)
 
 
-def _spool_dir() -> str | None:
-    """Where batches wait for their loading thread: shared memory where the system has it
-    with room to spare (Linux; containers often give it only 64 MiB), else the usual
-    temporary directory (files that live a moment in the page cache)."""
-    shm = "/dev/shm"
-    try:
-        stat = os.statvfs(shm)
-    except OSError:
-        return None
-    room = stat.f_bavail * stat.f_frsize
-    return shm if room >= SPOOL_MIN_BYTES and os.access(shm, os.W_OK) else None
-
-
-def _remove_stale_spools(spool_dir: str | None) -> None:
-    """Remove the spools of loads whose process is gone (killed before it could clean up):
-    in shared memory they would hold memory until the next reboot."""
-    root = spool_dir or tempfile.gettempdir()
-    try:
-        names = [n for n in os.listdir(root) if n.startswith(SPOOL_PREFIX)]
-    except OSError:
-        return
-    for name in names:
-        pid = name[len(SPOOL_PREFIX) :].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # exists, but not ours to signal
-        return True
-    return True
-
-
 def _produce(
     slot: int, source: TableSource, table: str, sf: float, part: int, parts: int, spool: str
 ) -> None:
@@ -423,9 +386,7 @@ class _ProcessFeed:
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         try:
             forkserver.ensure_running()
-            spool_dir = _spool_dir()
-            _remove_stale_spools(spool_dir)
-            self.spool = tempfile.mkdtemp(prefix=f"{SPOOL_PREFIX}{os.getpid()}-", dir=spool_dir)
+            self.spool = make_spool(SPOOL_PREFIX, SPOOL_MIN_BYTES)
             self.queues = [ctx.Queue(QUEUE_BATCHES * jobs) for _ in order]
             self.pool = ctx.Pool(jobs, initializer=_init_worker, initargs=(self.queues,))
             self.results = {

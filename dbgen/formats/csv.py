@@ -20,10 +20,15 @@ def write_options(*, header: bool) -> pacsv.WriteOptions:
     )
 
 
-def format_csv(batch: pa.RecordBatch, *, header: bool) -> bytes:
-    """One batch as CSV bytes (LF line ends); ``header`` only for a file's first batch."""
-    sink = pa.BufferOutputStream()
+def write_csv(batch: pa.RecordBatch, sink: pa.NativeFile, *, header: bool) -> None:
+    """One batch as CSV (LF line ends) to ``sink``; ``header`` only for a file's first batch."""
     pacsv.write_csv(batch, sink, write_options=write_options(header=header))
+
+
+def format_csv(batch: pa.RecordBatch, *, header: bool) -> bytes:
+    """One batch as CSV bytes (see :func:`write_csv`)."""
+    sink = pa.BufferOutputStream()
+    write_csv(batch, sink, header=header)
     return bytes(sink.getvalue())
 
 

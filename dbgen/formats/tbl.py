@@ -22,7 +22,9 @@ from dbbench.dbgen.errors import DbgenError
 from dbbench.dbgen.schema import TABLES
 
 _INTEGER_DECIMALS = frozenset({"l_quantity"})
-_CSV_OPTIONS = pa_csv.WriteOptions(include_header=False, delimiter="|", quoting_style="none")
+_CSV_OPTIONS = pa_csv.WriteOptions(
+    include_header=False, delimiter="|", quoting_style="none", batch_size=1 << 16
+)
 
 
 _SMALL = 4096  # integer ranges rendered through a lookup table rather than a cast
@@ -71,12 +73,15 @@ def _text(column: pa.Array, name: str) -> pa.Array:
     return column
 
 
-def format_tbl(batch: pa.RecordBatch, table: str, *, trailing_separator: bool = True) -> bytes:
-    """The exact bytes dbgen writes for these rows of ``table``.
+def write_tbl(
+    batch: pa.RecordBatch, table: str, sink: pa.NativeFile, *, trailing_separator: bool = True
+) -> None:
+    """Write the exact bytes dbgen writes for these rows of ``table`` to ``sink``.
 
     Arrow's CSV writer does the work (in C++): ``|`` as delimiter, no quoting (no generated
     value contains ``|`` or a quote), and for the trailing separator one extra empty column.
-    Its number, decimal and date renderings are dbgen's (``-0.05``, ``1996-03-13``).
+    Its number, decimal and date renderings are dbgen's (``-0.05``, ``1996-03-13``). Written
+    straight to the file: no buffer of the whole batch, no copy into Python bytes.
     """
     if table not in TABLES:
         raise DbgenError(f"unknown table {table!r}")
@@ -84,16 +89,21 @@ def format_tbl(batch: pa.RecordBatch, table: str, *, trailing_separator: bool = 
     if batch.schema.names != names:
         raise DbgenError(f"batch columns {batch.schema.names} do not match table {table}")
     if batch.num_rows == 0:
-        return b""
+        return
     cols = [_text(c, n) for c, n in zip(batch.columns, names, strict=True)]
     if trailing_separator:
         cols.append(pa.nulls(batch.num_rows, pa.string()))
-    sink = pa.BufferOutputStream()
     pa_csv.write_csv(
         pa.RecordBatch.from_arrays(cols, names=[f"c{i}" for i in range(len(cols))]),
         sink,
         _CSV_OPTIONS,
     )
+
+
+def format_tbl(batch: pa.RecordBatch, table: str, *, trailing_separator: bool = True) -> bytes:
+    """The exact bytes dbgen writes for these rows of ``table`` (see :func:`write_tbl`)."""
+    sink = pa.BufferOutputStream()
+    write_tbl(batch, table, sink, trailing_separator=trailing_separator)
     out: bytes = sink.getvalue().to_pybytes()
     return out
 

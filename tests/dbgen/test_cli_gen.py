@@ -17,13 +17,15 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from dbbench.dbgen import api
+from dbbench.dbgen import api, writer
+from dbbench.dbgen.spool import spool_root
 
 SF = "0.01"
 DBBENCH = str(Path(sys.executable).parent / "dbbench")
@@ -289,6 +291,47 @@ def test_ctrl_c_leaves_no_partial_file(tmp_path: Path) -> None:
     assert proc.returncode == 130, (stdout, stderr)
     assert stderr.splitlines() == ["dbbench: gen interrupted; unfinished files were removed"]
     assert list(tmp_path.iterdir()) == []
+    assert _spools_of(proc.pid) == [], "the segment spool was left behind"
+
+
+def _spools_of(pid: int) -> list[str]:
+    root = spool_root(0) or tempfile.gettempdir()
+    return [n for n in os.listdir(root) if n.startswith(f"{writer.SPOOL_PREFIX}{pid}-")]
+
+
+def test_segments_wait_in_a_spool_that_is_removed_even_after_a_kill(tmp_path: Path) -> None:
+    """Segments are written in the spool, not the output directory; a gen killed outright
+    leaves its spool behind, and the next gen removes it."""
+    root = Path(spool_root(0) or tempfile.gettempdir())
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = root / f"{writer.SPOOL_PREFIX}{dead.pid}-test"
+    stale.mkdir()
+    (stale / ".lineitem.tbl.x.1.seg").write_bytes(b"x")
+    seen: set[str] = set()
+    proc = subprocess.Popen(
+        [
+            DBBENCH,
+            "gen",
+            "-s",
+            "0.1",
+            "-o",
+            str(tmp_path),
+            "-T",
+            "L",
+            "-j",
+            "2",
+            "--segment-bytes",
+            "500000",
+        ],
+    )
+    while proc.poll() is None:
+        seen.update(n for n in os.listdir(tmp_path))
+        time.sleep(0.01)
+    assert proc.returncode == 0
+    assert not stale.exists()
+    assert not [n for n in seen if n.endswith(".seg")], f"segments in the output directory: {seen}"
+    assert _spools_of(proc.pid) == []
 
 
 def test_byte_identical_to_tpchgen_cli(base: Path, tmp_path: Path) -> None:

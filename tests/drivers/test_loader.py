@@ -18,6 +18,7 @@ from private_databases import fresh_mariadb, fresh_postgres
 from dbbench.dbgen import api
 from dbbench.dbgen.errors import DbgenError
 from dbbench.dbgen.schema import TABLES
+from dbbench.dbgen.spool import remove_stale_spools, spool_root
 from dbbench.drivers import loader
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.loader import check_loaded, load_database
@@ -114,7 +115,7 @@ def _load_through_workers(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
             assert engine.session().query(CHECKSUM).rows[0] == _inline_checksum()
     finally:
         engine.close()
-    spools = os.listdir(loader._spool_dir() or tempfile.gettempdir())
+    spools = os.listdir(spool_root(loader.SPOOL_MIN_BYTES) or tempfile.gettempdir())
     assert not [n for n in spools if n.startswith(f"{loader.SPOOL_PREFIX}{os.getpid()}-")]
     assert sink.started == [(total, len(TABLES))]
     assert sink.rows == total and sink.advances > len(TABLES)  # batch by batch
@@ -133,7 +134,7 @@ def test_spools_of_dead_loads_are_removed(tmp_path: Path) -> None:
     for folder in (stale, live, other):
         folder.mkdir()
         (folder / "orders-1-0.arrow").write_bytes(b"x")
-    loader._remove_stale_spools(str(tmp_path))
+    remove_stale_spools(loader.SPOOL_PREFIX, str(tmp_path))
     assert not stale.exists() and live.exists() and other.exists()
 
 
