@@ -79,3 +79,44 @@ def test_bad_option_on_the_command_line_is_exit_1(
     err = capsys.readouterr().err
     assert err == "dbbench: error: engine option copy_streams='x' must be a positive integer\n"
     assert not (tmp_path / "run").exists()
+
+
+def _duckdb_settings(engine: object) -> dict[str, str]:
+    rows = (
+        engine.admin()
+        .query(  # type: ignore[attr-defined]
+            "SELECT name, value FROM duckdb_settings() WHERE name IN ('threads', 'memory_limit')"
+        )
+        .rows
+    )
+    return {str(name): str(value) for name, value in rows}
+
+
+@pytest.mark.parametrize(
+    ("query", "during"),
+    [
+        ("", {"threads": "1", "memory_limit": "610.3 MiB"}),  # 640 MB, as DuckDB prints it
+        ("?threads=2&memory_limit=1GB", {"threads": "2", "memory_limit": "953.6 MiB"}),
+    ],
+)
+def test_duckdb_load_settings_last_until_the_checkpoint(
+    tmp_path: Path, query: str, during: dict[str, str]
+) -> None:
+    """A load runs DuckDB on one worker thread with a bounded memory, unless the URL says
+    otherwise; the queries after it get the URL's settings or DuckDB's defaults again."""
+    engine = open_engine(f"duckdb:///{tmp_path / 'x.duckdb'}{query}")
+    try:
+        before = _duckdb_settings(engine)
+        engine.create_schema()
+        assert _duckdb_settings(engine) == during
+        engine.finish_load()
+        assert _duckdb_settings(engine) == before
+    finally:
+        engine.close()
+    memory = open_engine("duckdb")
+    try:
+        memory.create_schema()
+        assert _duckdb_settings(memory)["threads"] == "1"
+        assert _duckdb_settings(memory)["memory_limit"] != "610.3 MiB"  # never bounded
+    finally:
+        memory.close()
