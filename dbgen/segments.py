@@ -94,8 +94,9 @@ def _write_text(segment: Segment, batch: pa.RecordBatch, first: bool, sink: pa.N
         data = tbl_format.format_delete_keys(batch.column(0))
         sink.write(data if segment.trailing_separator else data.replace(b"|\n", b"\n"))
     else:
-        tbl = tbl_format.write_tbl
-        tbl(batch, source.table, sink, trailing_separator=segment.trailing_separator)
+        tbl_format.write_tbl(
+            batch, source.table, sink, trailing_separator=segment.trailing_separator
+        )
 
 
 def write_segment(segment: Segment, report: Callable[[tuple[int, int]], None] | None) -> int:

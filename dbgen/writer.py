@@ -463,9 +463,8 @@ def generate(options: GenOptions, progress: ProgressSink | None = None) -> Summa
     sink: ProgressSink = progress or NullSink()
     token = f"{os.getpid()}-{secrets.token_hex(3)}"
     jobs = resolve_jobs(options.jobs)
-    plan(options, token)  # bad options fail before a spool is made
     spool = Path(make_spool(SPOOL_PREFIX, (WINDOW_PER_JOB * jobs + 2) * options.segment_bytes))
-    try:
+    try:  # the spool goes whatever happens, bad options included
         return _generate(options, sink, token, jobs, spool)
     finally:
         shutil.rmtree(spool, ignore_errors=True)
