@@ -13,7 +13,9 @@ one generator batch (and the parent one Parquet row group) at a time. SF1 agains
 SF10 by default (about a minute and a half on 2 cores); ``--rss 1,10:4`` would measure SF10
 restricted to ``--parts 4 --part 1`` where time is short.
 
-Run: ``python benchmarks/gen_vs_tpchgen.py [--sf 1] [--repeat 3] [--rss 1,10] [--scratch DIR]``.
+Run: ``python benchmarks/gen_vs_tpchgen.py [--sf 1] [--repeat 3] [--rss 1,10] [--scratch DIR]
+[--peer-row-group-bytes 17MiB]`` (the last gives both Parquet writers row groups of about
+the same size; without it each uses its own default).
 """
 
 from __future__ import annotations
@@ -76,7 +78,9 @@ def _timed(cmd: list[str], out: Path) -> tuple[float, int]:
     return seconds, nbytes
 
 
-def compare(fmt: str, sf: str, repeat: int, scratch: Path) -> tuple[Timing, Timing]:
+def compare(
+    fmt: str, sf: str, repeat: int, scratch: Path, peer_parquet: list[str]
+) -> tuple[Timing, Timing]:
     """Alternate the two generators ``repeat`` times each; keep every wall time."""
     assert TPCHGEN is not None
     ours = Timing("dbbench", [], 0)
@@ -84,6 +88,8 @@ def compare(fmt: str, sf: str, repeat: int, scratch: Path) -> tuple[Timing, Timi
     mine = [DBBENCH, "gen", "-s", sf, "--format", fmt, "-q", "-f", "-o", str(scratch / "d")]
     peer = [TPCHGEN, *([] if fmt == "tbl" else [fmt]), "-s", sf, "--overwrite"]
     peer += ["--no-progress", "-o", str(scratch / "t")]
+    if fmt == "parquet":
+        peer += peer_parquet
     for _ in range(repeat):
         seconds, ours.nbytes = _timed(mine, scratch / "d")
         ours.seconds.append(seconds)
@@ -129,7 +135,16 @@ def main() -> int:
         "--rss", default="1,10", help="SF[:N] list for the memory check ('' to skip)"
     )
     parser.add_argument("--scratch", type=Path, default=None, help="output disk (a temp dir)")
+    parser.add_argument(
+        "--peer-row-group-bytes",
+        default=None,
+        help="tpchgen-cli's Parquet row-group size (its default: 7MiB); dbbench's row groups "
+        "are one per work unit, about 17.5 MiB of LINEITEM: 17MiB compares like with like",
+    )
     args = parser.parse_args()
+    peer_parquet = []
+    if args.peer_row_group_bytes:
+        peer_parquet = [f"--row-group-bytes={args.peer_row_group_bytes}"]
     if TPCHGEN is None:
         print("tpchgen-cli not found: pip install tpchgen-cli", file=sys.stderr)
         return 1
@@ -140,7 +155,7 @@ def main() -> int:
     print(f"# peer: {version.strip()}; dbbench and the peer use all cores; scratch {scratch}")
     try:
         for fmt in args.formats.split(","):
-            ours, theirs = compare(fmt, args.sf, args.repeat, scratch)
+            ours, theirs = compare(fmt, args.sf, args.repeat, scratch, peer_parquet)
             print(f"{fmt}:")
             print(ours.line())
             print(theirs.line())
