@@ -69,13 +69,12 @@ def _root(
 _registered: set[str] = set()
 
 
-def register(modules: Iterable[str] = COMMAND_MODULES) -> typer.Typer:
+def register(modules: Iterable[str] = COMMAND_MODULES) -> None:
     """Import these command modules and add their commands to :data:`app` (once each)."""
     for name in modules:
         if name not in _registered:
             importlib.import_module(f"dbbench.commands.{name}").register(app)
             _registered.add(name)
-    return app
 
 
 def _modules_for(args: list[str]) -> list[str]:

@@ -440,9 +440,10 @@ def _os_error(exc: OSError, out_dir: Path, spool: Path) -> DbgenError:
 def _fuller(out_dir: Path, spool: Path) -> Path:
     """Of the output directory and the segment spool, the one with less room left."""
     try:
-        rooms = {p: os.statvfs(p).f_bavail * os.statvfs(p).f_frsize for p in (out_dir, spool)}
+        stats = {p: os.statvfs(p) for p in (out_dir, spool)}
     except OSError:
         return out_dir
+    rooms = {p: st.f_bavail * st.f_frsize for p, st in stats.items()}
     return spool if rooms[spool] < rooms[out_dir] else out_dir
 
 
