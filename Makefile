@@ -7,8 +7,10 @@ BIN    := $(VENV)/bin
 SF     ?= 1
 RUNDIR ?= runs/duckdb-sf$(SF)
 STAMP  := $(VENV)/.dbbench-installed
+# pytest-xdist workers: the suite mostly waits on servers, JVMs and subprocesses
+PYTEST_WORKERS ?= 2
 
-.PHONY: run test lint typecheck pytest bench clean
+.PHONY: run test setup lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,7 +21,11 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/dbbench run --engine duckdb -s $(SF) --out $(RUNDIR) --force
 
-test: $(STAMP) lint typecheck pytest
+test: setup $(STAMP) lint typecheck pytest
+
+# Servers up, Chromium, HammerDB's Tcl packages, Galera: the same script .ci/run uses.
+setup:
+	@bash .ci/setup
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -30,7 +36,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py

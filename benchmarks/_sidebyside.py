@@ -8,6 +8,7 @@ change in machine load from favouring one side.
 from __future__ import annotations
 
 import os
+import statistics
 from collections.abc import Callable
 
 #: One run of a contender: seconds per phase, with the whole under "total".
@@ -41,3 +42,26 @@ def print_ratio(sf: float, repeat: int, best: dict[str, Timings], target: float)
         print(f"  {label:8} {parts} (spread {spread:.0f} %)")
     ratio = best["dbbench"]["total"] / best["peer"]["total"]
     print(f"  dbbench / peer = {ratio:.2f} (target <= {target:.2f})")
+
+
+def alternate_pairs(
+    pairs: int, first: Callable[[], Timings], second: Callable[[], Timings]
+) -> list[tuple[Timings, Timings]]:
+    """``pairs`` pairs of runs, the order swapped from one pair to the next (A B, B A,
+    A B, ...), so that a drift in the machine's load falls on both sides alike; each
+    pair's (first, second) timings, with the 1-minute load average when each run ended
+    under ``"load"``."""
+    done: list[tuple[Timings, Timings]] = []
+    for i in range(pairs):
+        sides = [(0, first), (1, second)]
+        got: dict[int, Timings] = {}
+        for side, run in sides if i % 2 == 0 else sides[::-1]:
+            got[side] = run() | {"load": os.getloadavg()[0]}
+        done.append((got[0], got[1]))
+    return done
+
+
+def median_and_spread(values: list[float], fmt: str = "{:.4f}") -> str:
+    """``median m (min..max)`` of ratios or shares, for the line that reports them."""
+    shown = [fmt.format(v) for v in (statistics.median(values), min(values), max(values))]
+    return f"median {shown[0]} ({shown[1]}..{shown[2]})"

@@ -14,8 +14,13 @@ DuckDB, whose own file the limit would stop first).
 The phase ``refresh`` signals the run as soon as the power test's RF1 has started (with
 ``?refresh_batch=1`` on the server engines, so RF1 is many small transactions and the
 signal lands inside it); the next run must find the pair pending and repair it by key.
-``--server-kill`` adds, per server engine, a private server (started in a temporary
-directory on a free loopback port; never the shared one) killed with -9 during the
+``--frozen`` adds, per server engine, a private server frozen with SIGSTOP during the power
+test and a SIGTERM to the run (a CI timeout): it must end within 30 s with exit 130.
+``--studies`` adds a suite and a scaling study stopped by SIGINT/SIGTERM (exit 130, one
+line, the step marked) and ``--force`` over a journal or report that is a link to a file
+outside (never written through). ``--server-kill`` adds, per server engine, a private server
+(started in a temporary directory on a free loopback port; never the shared one) killed
+with -9 during the
 throughput test: the run must stop with one line and exit 3, keep what it measured, and the
 next run on the restarted server must find the database exact.
 
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import resource
 import secrets
@@ -47,6 +53,7 @@ from dbbench.drivers.journal import read_journal
 from dbbench.drivers.loader import check_loaded
 from dbbench.drivers.registry import open_engine
 from dbbench.reports.loading import load_result
+from dbbench.reports.model import JOURNAL_FILE, REPORT_HTML_FILE
 
 PG = "postgresql://postgres@127.0.0.1:5432"
 MARIADB = "mysql+pymysql://root@127.0.0.1:3306"
@@ -119,7 +126,7 @@ def wait_event(journal: Path, event: str, phase: str, proc: subprocess.Popen[str
 def measured(out: Path) -> tuple[int, int]:
     """(intervals in the journal, intervals in the result ``dbbench report`` reads)."""
     ends = ("query_end", "rf1_end", "rf2_end")
-    journaled = sum(1 for e in read_journal(out / "journal.jsonl") if e["event"] in ends)
+    journaled = sum(1 for e in read_journal(out / JOURNAL_FILE) if e["event"] in ends)
     try:
         kept = sum(len(r.intervals) for r in load_result(out).runs)
     except Exception:
@@ -151,7 +158,7 @@ def one_case(engine: str, phase: str, sig: str, sf: str, tmp: Path) -> list[str]
             setup.communicate()
         out = tmp / "stopped"
         proc = dbbench(*run_args(url, sf, out, *(["--reload"] if phase == "load" else [])))
-        caught = wait_event(out / "journal.jsonl", EVENTS[phase], phase, proc)
+        caught = wait_event(out / JOURNAL_FILE, EVENTS[phase], phase, proc)
         time.sleep({"load": 0.5, "refresh": 0.0}.get(phase, 0.2))
         if not caught or proc.poll() is not None:
             proc.communicate()
@@ -185,9 +192,9 @@ def one_case(engine: str, phase: str, sig: str, sf: str, tmp: Path) -> list[str]
 
 def pair_state(stopped: Path, nxt: Path) -> str:
     """Where the stop caught the refresh pair, and what the next run did about it."""
-    events = [e["event"] for e in read_journal(stopped / "journal.jsonl")]
+    events = [e["event"] for e in read_journal(stopped / JOURNAL_FILE)]
     where = "RF1 done" if "rf1_end" in events else "inside RF1"
-    repaired = any(e["event"] == "refresh_repaired" for e in read_journal(nxt / "journal.jsonl"))
+    repaired = any(e["event"] == "refresh_repaired" for e in read_journal(nxt / JOURNAL_FILE))
     return f"{where}, {'repaired' if repaired else 'nothing to repair'}"
 
 
@@ -199,7 +206,7 @@ def server_killed_case(engine: str, sf: str, tmp: Path) -> list[str]:
         dbbench("load", "-e", url, "-s", sf, "-o", str(tmp / "load")).communicate()
         out = tmp / "killed"
         proc = dbbench(*run_args(url, sf, out))
-        caught = wait_event(out / "journal.jsonl", "phase_start", "throughput", proc)
+        caught = wait_event(out / JOURNAL_FILE, "phase_start", "throughput", proc)
         time.sleep(0.3)
         if not caught or proc.poll() is not None:
             proc.communicate()
@@ -255,7 +262,7 @@ def concurrent_case(engine: str, sf: str, tmp: Path) -> list[str]:
     """A second run while the first one is loading (the longest phase)."""
     with database(engine, tmp) as url:
         first = dbbench("load", "-e", url, "-s", sf, "-o", str(tmp / "first"))
-        wait_event(tmp / "first" / "journal.jsonl", "load_start", "load", first)
+        wait_event(tmp / "first" / JOURNAL_FILE, "load_start", "load", first)
         second = dbbench(*run_args(url, sf, tmp / "second"))
         _, err = second.communicate()
         still = first.poll() is None
@@ -288,6 +295,86 @@ def disk_full_case(engine: str, sf: str, tmp: Path) -> list[str]:
                 state, "green" if green else "red"]  # fmt: skip
 
 
+def frozen_server_case(engine: str, sf: str, tmp: Path) -> list[str]:
+    """SIGSTOP of a private server during the power test, then SIGTERM to the run (a CI
+    timeout): the run must end within 30 s, exit 130, keeping what it measured."""
+    servers = {"postgresql": private_postgres, "mariadb": private_mariadb}
+    with servers[engine]() as server:
+        url = _bench_database(engine, server)
+        out = tmp / "frozen"
+        proc = dbbench(*run_args(url, sf, out))
+        if not wait_event(out / JOURNAL_FILE, "phase_start", "power", proc):
+            proc.communicate()
+            return [engine, "power", "server frozen", "MISSED (ended first)", "", "", "red"]
+        time.sleep(0.5)
+        assert server.proc is not None
+        os.killpg(server.proc.pid, signal.SIGSTOP)
+        time.sleep(1.0)
+        began = time.monotonic()
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            err = "HUNG"
+        took = time.monotonic() - began
+        os.killpg(server.proc.pid, signal.SIGCONT)
+        journaled, kept = measured(out)
+        green = proc.returncode == 130 and took < 30 and "Traceback" not in err
+        return [engine, "power", "server frozen + SIGTERM",
+                f"exit {proc.returncode} in {took:.0f} s", f"{kept}/{journaled}", "-",
+                "green" if green else "red"]  # fmt: skip
+
+
+def study_signal_case(study: str, sig: str, tmp: Path) -> list[str]:
+    """A suite or a scaling study (DuckDB) signalled during its first step: exit 130, one
+    "interrupted" line, the step marked failed/interrupted in the study's index."""
+    out = tmp / "study"
+    if study == "suite":
+        suite = tmp / "suite.toml"
+        suite.write_text(
+            "scale_factor = 0.01\nstreams = 1\nruns = 1\ntelemetry_interval = 0\n"
+            '[[engine]]\nname = "a"\nurl = "duckdb"\n[[engine]]\nname = "b"\nurl = "duckdb"\n',
+            encoding="utf-8",
+        )
+        proc = dbbench("suite", str(suite), "-o", str(out))
+        step, index, key, phase = out / "a-sf0.01", out / "suite.json", "entries", "power"
+    else:
+        proc = dbbench("scale", "-s", "0.01", "-S", "1,2", "-o", str(out))
+        step, index, key, phase = out / "streams-1", out / "scale.json", "steps", "throughput"
+    if not wait_event(step / JOURNAL_FILE, "query_start", phase, proc):
+        proc.communicate()
+        return ["duckdb", study, sig, "MISSED (ended first)", "", "", "red"]
+    os.killpg(proc.pid, SIGNALS[sig])
+    _, err = proc.communicate(timeout=120)
+    first = json.loads(index.read_text(encoding="utf-8"))[key][0]
+    marked = (first["status"], first["message"]) == ("failed", "interrupted")
+    said = sum("dbbench: interrupted" in line for line in err.splitlines()) == 1
+    green = proc.returncode == 130 and marked and said and "Traceback" not in err
+    return ["duckdb", study, sig, f"exit {proc.returncode}", "-",
+            "step marked interrupted" if marked else "step not marked",
+            "green" if green else "red"]  # fmt: skip
+
+
+def symlink_case(name: str, tmp: Path) -> list[str]:
+    """``--force`` on a run directory whose journal or report is a link to a file outside:
+    the file outside must stay as it was (the link is removed, never written through)."""
+    out = tmp / "run"
+    dbbench("load", "-s", "0.01", "-o", str(out)).communicate()
+    outside = tmp / "outside.txt"
+    outside.write_text("mine\n", encoding="utf-8")
+    (out / name).unlink()
+    (out / name).symlink_to(outside)
+    proc = dbbench("load", "-s", "0.01", "-o", str(out), "--force")
+    proc.communicate()
+    kept = outside.read_text(encoding="utf-8") == "mine\n"
+    green = proc.returncode == 0 and kept and not (out / name).is_symlink()
+    return ["duckdb", "load", f"{name} -> outside, --force", f"exit {proc.returncode}", "-",
+            "outside file untouched" if kept else "WRITTEN THROUGH",
+            "green" if green else "red"]  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--engines", default="duckdb")
@@ -296,11 +383,17 @@ def main() -> int:
     parser.add_argument("--sf", default="0.1")
     parser.add_argument("--server-kill", action="store_true", help="add the killed-server rows")
     parser.add_argument("--no-extra", action="store_true", help="only the signal rows")
+    parser.add_argument(
+        "--frozen", action="store_true", help="add the frozen-server rows (server engines)"
+    )
+    parser.add_argument(
+        "--studies", action="store_true", help="add the suite/scale signal and link rows"
+    )
     args = parser.parse_args()
     rows = [["engine", "phase", "fault", "stopped run", "kept/journal", "db after next", ""]]
     engines = args.engines.split(",")
     for engine in engines:
-        for phase in args.phases.split(","):
+        for phase in filter(None, args.phases.split(",")):
             for sig in args.signals.split(","):
                 with tempfile.TemporaryDirectory() as tmp:
                     rows.append(one_case(engine, phase, sig, args.sf, Path(tmp)))
@@ -316,6 +409,20 @@ def main() -> int:
         if args.server_kill and engine != "duckdb":
             with tempfile.TemporaryDirectory() as tmp:
                 rows.append(server_killed_case(engine, args.sf, Path(tmp)))
+            print(" | ".join(rows[-1]), flush=True)
+        if args.frozen and engine != "duckdb":
+            with tempfile.TemporaryDirectory() as tmp:
+                rows.append(frozen_server_case(engine, args.sf, Path(tmp)))
+            print(" | ".join(rows[-1]), flush=True)
+    if args.studies:
+        for study in ("suite", "scale"):
+            for sig in ("SIGINT", "SIGTERM"):
+                with tempfile.TemporaryDirectory() as tmp:
+                    rows.append(study_signal_case(study, sig, Path(tmp)))
+                print(" | ".join(rows[-1]), flush=True)
+        for name in (JOURNAL_FILE, REPORT_HTML_FILE):
+            with tempfile.TemporaryDirectory() as tmp:
+                rows.append(symlink_case(name, Path(tmp)))
             print(" | ".join(rows[-1]), flush=True)
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     print()

@@ -29,7 +29,7 @@ import os
 import platform
 
 from dbbench.drivers.o2c import setup
-from dbbench.drivers.o2c.simulator import RunConfig, run_probe
+from dbbench.drivers.o2c.simulator import RunConfig, Simulator
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.url import redact
 from dbbench.reports.o2c_metrics import summarize
@@ -58,7 +58,7 @@ def main() -> None:
             users=args.users, think=args.think, rampup=args.rampup, steady=args.steady,
             work_processes=args.work_processes, progress_interval=10.0,
         )  # fmt: skip
-        probe = run_probe(engine, prepared, cfg, url=args.engine)
+        probe = Simulator(engine, prepared, cfg, url=args.engine).run()
     finally:
         engine.close()
     s = summarize(probe, 1.0)

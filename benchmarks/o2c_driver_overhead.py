@@ -27,7 +27,7 @@ import platform
 import time
 
 from dbbench.drivers.o2c import setup
-from dbbench.drivers.o2c.simulator import RunConfig, Simulator, run_probe
+from dbbench.drivers.o2c.simulator import RunConfig, Simulator
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.url import redact
 
@@ -67,7 +67,7 @@ def main() -> None:
                 steady=args.steady,
                 progress_interval=3600,
             )
-            probe = run_probe(engine, prepared, cfg)
+            probe = Simulator(engine, prepared, cfg).run()
             s = probe.steps
             done = sum(
                 1

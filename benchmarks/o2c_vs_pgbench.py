@@ -34,7 +34,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 
 from dbbench.drivers.o2c import setup
-from dbbench.drivers.o2c.simulator import RunConfig, run_probe
+from dbbench.drivers.o2c.simulator import RunConfig, Simulator
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.url import redact
 from dbbench.reports.model import O2CResult
@@ -116,7 +116,7 @@ def main() -> None:
                 work_processes=args.work_processes,
                 progress_interval=3600,
             )
-            s = summarize(run_probe(engine, prepared, cfg), rt_limit=1.0)
+            s = summarize(Simulator(engine, prepared, cfg).run(), rt_limit=1.0)
             steps.append(s.steps_per_hour / 3600)
             rts.append(s.avg_rt)
         best = max(range(args.repeat), key=lambda i: steps[i])

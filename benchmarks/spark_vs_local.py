@@ -24,9 +24,9 @@ from pathlib import Path
 from _sidebyside import Timings, best_of
 
 from dbbench.cli import main as dbbench
-from dbbench.commands.validate import run_defaults
 from dbbench.drivers.loader import load_database
 from dbbench.drivers.registry import open_engine
+from dbbench.drivers.sequencer.defaults import run_defaults
 from dbbench.queries.validate import compare_results
 
 

@@ -1,3 +1,3 @@
-from dbbench.cli import main
+from dbbench.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -11,9 +11,13 @@ Errors raised deep in the packages become one line on stderr and a non-zero exit
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import logging
+import os
+import signal
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import typer
 from typer.exceptions import TyperException
@@ -35,7 +39,9 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "scale": ("scale",),
     "preflight": ("preflight",),
     "o2c": ("o2c",),
+    "mixed": ("mixed",),
     "hammerdb": ("hammerdb",),
+    "site": ("site", "verify"),
 }
 _MODULE_OF = {command: module for module, names in COMMAND_MODULES.items() for command in names}
 
@@ -64,6 +70,18 @@ def _root(
     ),
 ) -> None:
     _state["verbose"] = verbose
+    quiet_libraries(verbose)
+
+
+def quiet_libraries(verbose: bool) -> None:
+    """The drivers' own log records (psycopg's "error ignored terminating Copy" for every
+    table a lost server's load was copying) are not dbbench's output: the one line of the
+    error says what happened. ``--verbose`` shows them."""
+    root = logging.getLogger()
+    if verbose:
+        logging.basicConfig(level=logging.WARNING)
+    elif not root.handlers:
+        root.addHandler(logging.NullHandler())  # no "last resort" printing to stderr
 
 
 _registered: set[str] = set()
@@ -85,9 +103,49 @@ def _modules_for(args: list[str]) -> list[str]:
     return [module] if module is not None else list(COMMAND_MODULES)
 
 
+def entry() -> None:
+    """The console script and ``python -m dbbench``: :func:`main`, then exit.
+
+    An interrupted workload may leave threads inside an engine's C code (a stream's
+    statement being cancelled); finalising the interpreter under them can abort it (seen:
+    ``PyGILState_Release`` at exit). What was measured is written and flushed by then, so an
+    interrupted command leaves as a second Ctrl-C does, without finalising."""
+    code = main()
+    if code == ExitCode.INTERRUPTED:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
+    raise SystemExit(code)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     register(_modules_for(sys.argv[1:] if argv is None else argv))
+    if argv is None:  # the console script: the process ends with the command
+        return _main(argv)
+    with _signal_handlers_kept():
+        return _main(argv)
+
+
+@contextlib.contextmanager
+def _signal_handlers_kept() -> Iterator[None]:
+    """SIGINT's and SIGTERM's handlers as they were before the command (an interrupted
+    workload leaves one that exits at once on a second signal; a program that calls
+    :func:`main` gets its own back)."""
+    try:
+        saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:
+        saved = {}
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            with contextlib.suppress(ValueError, TypeError):
+                signal.signal(signum, handler)
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         # Outside standalone mode click *returns* a typer.Exit's code instead of raising it.
         result = app(args=argv, standalone_mode=False)

@@ -19,7 +19,7 @@ class ExitCode(IntEnum):
     USAGE = 2  # the command line itself is wrong (click's convention)
     INVALID_RUN = 3  # the benchmark ran but is invalid (a failed query, a lost server)
     REGRESSION = 4  # dbbench gate: the candidate regressed against the baseline
-    INTERRUPTED = 130  # Ctrl-C, like a shell
+    INTERRUPTED = 130  # Ctrl-C or kill, like a shell: drivers.signals.EXIT_INTERRUPTED
     INTERNAL = 70  # a bug: EX_SOFTWARE
 
 

@@ -122,9 +122,19 @@ def rows_per_update_set(sf: float) -> int:
     return updates_per_set(validate_scale(sf))
 
 
-def _check_set(set_number: int) -> None:
+def _set_range(
+    sf: float, set_number: int, start: int, count: int | None, what: str
+) -> tuple[float, int, int]:
+    """``(sf, per_set, count)`` of rows ``start .. start+count−1`` of update set
+    ``set_number`` (``count`` None: to the set's end); a set or range outside it is an error."""
+    sf = validate_scale(sf)
     if set_number < 1:
         raise DbgenError(f"update set numbers start at 1, got {set_number}")
+    per_set = updates_per_set(sf)
+    count = per_set - start if count is None else count
+    if start < 0 or count < 0 or start + count > per_set:
+        raise DbgenError(f"{what} {start}..{start + count} are outside update set of {per_set}")
+    return sf, per_set, count
 
 
 def update_batches(
@@ -148,12 +158,7 @@ def update_batches(
     if gen is None or gen.order_batch is None:
         held = " and ".join(UPDATED_TABLES)
         raise DbgenError(f"update sets hold {held} rows, not {table!r}")
-    sf = validate_scale(sf)
-    _check_set(set_number)
-    per_set = updates_per_set(sf)
-    count = per_set - start if count is None else count
-    if start < 0 or count < 0 or start + count > per_set:
-        raise DbgenError(f"orders {start}..{start + count} are outside update set of {per_set}")
+    sf, per_set, count = _set_range(sf, set_number, start, count, "orders")
     first = order_count(sf) + (set_number - 1) * per_set
     index0 = (set_number - 1) * per_set + 1
     step = gen.units_per_batch(batch_rows)
@@ -181,12 +186,7 @@ def delete_keys(
 
     ``start``/``count`` select keys ``start .. start+count−1`` of the set (``-d`` segments).
     """
-    sf = validate_scale(sf)
-    _check_set(set_number)
-    per_set = updates_per_set(sf)
-    count = per_set - start if count is None else count
-    if start < 0 or count < 0 or start + count > per_set:
-        raise DbgenError(f"keys {start}..{start + count} are outside update set of {per_set}")
+    sf, per_set, count = _set_range(sf, set_number, start, count, "keys")
     first = (set_number - 1) * per_set + 1 + start
     index = np.arange(first, first + count, dtype=np.int64)
     return order_key(index, set_number // 1000)

@@ -127,13 +127,6 @@ def _powers(m: int, n: int) -> U64:
     return arr
 
 
-def row_starts(stream: int, first_row: int, n: int) -> U64:
-    """Stream state before the first draw of rows ``first_row .. first_row+n−1``."""
-    seed, budget = SEEDS[stream]
-    start = skip(seed, first_row * budget)
-    return mulmod(_powers(pow(A, budget, P), n), start)
-
-
 @lru_cache(maxsize=32)
 def _draw_powers(budget: int, n: int, k: int) -> U64:
     """``m^r · A^j`` (m = A^budget) for rows r < n and draws j = 1..k, shape ``(n, k)``:

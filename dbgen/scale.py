@@ -43,11 +43,6 @@ def base_count(unit: str, sf: float) -> int:
     return base * int(sf)
 
 
-def unit_count(table: str, sf: float) -> int:
-    """Rows of the unit a table is chunked by (parts for partsupp, orders for lineitem)."""
-    return base_count(UNIT[table], sf)
-
-
 @dataclass(frozen=True)
 class Span:
     """A range of unit rows: 0-based ``start`` and ``count``."""

@@ -338,6 +338,8 @@ def _drain(queue: Any, progress: ProgressSink) -> None:
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
     """Kill running workers now: before Python 3.14 the pool has no public way to do it."""
     procs = list((getattr(pool, "_processes", None) or {}).values())
+    # the pool's manager thread, taken now: shutdown() drops the pool's reference to it
+    manager = getattr(pool, "_executor_manager_thread", None)
     for proc in procs:
         with contextlib.suppress(Exception):
             proc.terminate()
@@ -348,7 +350,6 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
     # Let the pool's manager thread see the dead workers and close its wake-up pipe now:
     # left running, it races Python's exit hook, which then writes to the closed pipe
     # and prints a traceback after our one error line (seen on 3.11 with a full disk).
-    manager = getattr(pool, "_executor_manager_thread", None)
     if manager is not None:
         manager.join(10)
 

@@ -2,7 +2,11 @@
 
 An engine is built from a URL (``duckdb:///path.db``, ``postgresql://...``, any SQLAlchemy
 URL). It hands out :class:`Session` objects, one per query stream or refresh stream, each on
-its own connection. Optional abilities are declared in :class:`Capabilities`, never guessed.
+its own connection. Optional abilities are declared in :class:`Capabilities`, never
+guessed; operations only some engines have are capability mixins (:class:`GeneratesData`),
+checked with ``isinstance``. What the kit knows about an engine (telemetry counters, free
+connections, server processes, transactions, bytes per SF, preflight rules, its product
+name) is its :class:`EngineFacts`, declared in the engine's own module.
 """
 
 from __future__ import annotations
@@ -35,6 +39,10 @@ STATE_LINEITEM_ROWS = "lineitem_rows"
 #: "<token> <runs> <streams>" of the benchmark that last ran queries: the Q15 views it may
 #: have left behind when it was stopped are ``revenue<s>_r<run>_<token>``.
 STATE_Q15_VIEWS = "q15_views"
+#: Order keys from this one up are another workload's (o2c's own orders in ORDERS and
+#: LINEITEM, above every TPC-H and refresh-function key); empty or absent: none
+#: (:mod:`drivers.workload_rows`). The workload writes it; the TPC-H core only reads it.
+STATE_WORKLOAD_KEYS_FROM = "workload_keys_from"
 
 
 @dataclass(frozen=True)
@@ -49,9 +57,15 @@ class EngineSpec:
     name: str  # also the URL scheme it serves
     url_form: str  # the URL form users type, for ``dbbench engines``
     requires: tuple[str, ...]  # importable modules (the Python drivers)
-    install: str  # the exact command that installs them
+    #: the exact command that installs them; by default the kit's extra named after the
+    #: engine (``pyproject.toml`` has one per built-in engine)
+    install: str = ""
     schemes: tuple[str, ...] = ()  # URL schemes served, besides ``name`` itself
     module: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.install:
+            object.__setattr__(self, "install", f"pip install 'dbbench[{self.name}]'")
 
 
 @dataclass(frozen=True)
@@ -61,7 +75,93 @@ class Capabilities:
     parallel_load: bool = False  # tables may be loaded concurrently on separate connections
     cancel: bool = False  # a running statement can be cancelled from another thread
     storage_size: bool = False  # can report the database's size on disk
-    distributed_generation: bool = False  # generates the tables on its own workers
+
+
+@dataclass(frozen=True)
+class Counters:
+    """The engine's own counters, read by the telemetry sampler once per sample on a
+    session of its own: one cheap query returning one row. Columns named in ``cumulative``
+    are ever-growing counters (stored as rates per second), the others levels (as read)."""
+
+    sql: str
+    cumulative: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class SettingRule:
+    """A preflight rule on one captured setting (:meth:`Engine.settings`): the setting is
+    too small when it is below ``at_least`` bytes, or below the database's size when
+    ``at_least`` is ``"database"``. The warning reads ``"<engine>: <setting> <value>
+    <says>"``; ``says`` may name ``{db}`` (the database's size, and whether measured) and
+    ``{sf}``. ``from_sf``: only at this scale factor or larger; ``ram_share``: no warning
+    once the setting is at least this share of the machine's memory."""
+
+    setting: str
+    says: str
+    at_least: int | str = "database"
+    from_sf: float = 0.0
+    ram_share: float | None = None
+
+    def disclosed(self) -> dict[str, Any]:
+        """The rule as plain data, as a result records it for its report."""
+        return {
+            "setting": self.setting,
+            "says": self.says,
+            "at_least": self.at_least,
+            "from_sf": self.from_sf,
+            "ram_share": self.ram_share,
+        }
+
+
+@dataclass(frozen=True)
+class EngineFacts:
+    """What the kit needs to know about an engine beyond its SQL surface, declared once in
+    the engine's own module (``facts = EngineFacts(...)``). Code outside
+    ``drivers/engines/`` reads these and the hooks of :class:`Engine`; it never switches on
+    an engine's name (``tests/test_engine_facts_stay_in_engines.py``)."""
+
+    #: multi-statement transactions with UPDATE and DELETE on the benchmark's tables (o2c,
+    #: mixed workloads refuse engines without them)
+    transactional: bool = True
+    #: CREATE INDEX on a table (o2c's lookup indexes on its own tables, for speed only: the
+    #: dialog steps are correct without them); Hyper: "Index support is disabled"
+    secondary_indexes: bool = True
+    #: bytes a loaded database takes per unit of scale factor (tables and keys, measured at
+    #: SF 1 on this kit): the space check before a load into a local file, the preflight
+    #: estimate of the database's size; None: unknown
+    bytes_per_sf: float | None = None
+    #: names of a local server's processes (telemetry, the o2c server CPU); () embedded
+    server_processes: tuple[str, ...] = ()
+    #: an engine in this process that plans a statement without holding the GIL (DuckDB):
+    #: the plan capture spreads its EXPLAINs over one session per core; False: one session
+    plans_off_gil: bool = False
+    #: a CREATE VIEW inside a transaction goes with its ROLLBACK (transactional DDL): the
+    #: plan capture sets Q15's view up in a transaction it rolls back instead of committing
+    #: a CREATE and a DROP (DuckDB: no write-ahead log sync for either)
+    transactional_ddl: bool = False
+    #: the product's name in exports and reports ("PostgreSQL"); "" the engine's name
+    display_name: str = ""
+    #: HammerDB's name of this database (its ``dbset db``: "pg", "mysql"); "" HammerDB
+    #: cannot drive it (a MySQL-protocol server that says MariaDB is HammerDB's "maria")
+    hammerdb_db: str = ""
+    #: the statement that opens a write transaction (SQLite: ``BEGIN IMMEDIATE``, which
+    #: queues for the write lock at the start instead of failing at the first write)
+    begin: str = "BEGIN"
+    #: what the telemetry sampler reads from the engine itself; None: nothing cheap
+    counters: Counters | None = None
+    #: one row ``(max connections, reserved, in use)`` of a server (the o2c pool is sized
+    #: from it); None: no connection limit to respect (embedded)
+    connections_sql: str | None = None
+    #: the preflight rules on the engine's captured settings (``dbbench preflight``)
+    preflight: tuple[SettingRule, ...] = ()
+
+    def preflight_facts(self) -> dict[str, Any]:
+        """What the preflight of a result needs, as plain data (``reports.fairness`` reads
+        it; reports import no engine)."""
+        return {
+            "bytes_per_sf": self.bytes_per_sf,
+            "rules": [rule.disclosed() for rule in self.preflight],
+        }
 
 
 @dataclass(frozen=True)
@@ -96,6 +196,14 @@ class Session(ABC):
     def cancel(self) -> None:  # noqa: B027 - optional ability, see Capabilities.cancel
         """Cancel the statement running on this session from another thread."""
 
+    def explain(self, sql: str, analyze: bool = False) -> str:
+        """The engine's plan of the query ``sql`` as text: its EXPLAIN, or with ``analyze``
+        the plan as executed (the query runs). Never called inside a timed interval; a
+        failure is recorded for that plan only (plans are not measurements). The shared SQL
+        layer (``engines.common.SqlSession``) sends ``EXPLAIN <sql>``; an engine whose
+        syntax differs overrides it in its own module."""
+        raise NotImplementedError(f"{type(self).__name__} cannot explain a query")
+
     @abstractmethod
     def close(self) -> None: ...
 
@@ -106,6 +214,7 @@ class Engine(ABC):
     name: ClassVar[str]
     dialect: ClassVar[str]  # a queries dialect name: duckdb, postgresql, mysql, sqlite, ansi
     capabilities: ClassVar[Capabilities]
+    facts: ClassVar[EngineFacts] = EngineFacts()
 
     @abstractmethod
     def session(self) -> Session:
@@ -118,17 +227,6 @@ class Engine(ABC):
     @abstractmethod
     def load_table(self, table: str, batches: Iterable[pa.RecordBatch]) -> int:
         """Bulk-load one table from Arrow batches as they are generated. Returns rows."""
-
-    def generate_table(self, table: str, sf: float, source: TableSource) -> int:
-        """Where :attr:`Capabilities.distributed_generation`: run ``source`` (a picklable
-        :class:`~dbbench.drivers.loader.TableSource`) on the engine's own workers and
-        store the table there, no row passing through this process. Returns rows."""
-        raise NotImplementedError(f"{self.name} does not generate data itself")
-
-    def generate_files(self, options: GenOptions) -> Summary:
-        """Where :attr:`Capabilities.distributed_generation`: ``dbbench gen`` run as the
-        engine's own tasks, writing the same files into a folder its workers share."""
-        raise NotImplementedError(f"{self.name} does not generate files itself")
 
     @abstractmethod
     def finish_load(self) -> dict[str, float]:
@@ -159,6 +257,15 @@ class Engine(ABC):
         """Database size on disk, where :attr:`Capabilities.storage_size`."""
         return None
 
+    def reopen(self) -> bool:
+        """Close the database and open it again, so that the next query starts cold (an
+        embedded file database: its buffer pool is gone). Sessions opened before are
+        closed. False where the kit cannot: a server it did not start, an in-memory
+        database whose tables would be lost (a study then says "warm only"). A benchmark
+        lock the reopen ended is not taken again here: the caller does that
+        (:func:`drivers.lifecycle.relock`), as only the lifecycle takes locks."""
+        return False
+
     def lock_benchmark(self) -> None:
         """Hold, until :meth:`close`, a lock in the database that keeps a second benchmark
         off it; raise :class:`DriversError` naming the holder when another one has it.
@@ -167,3 +274,20 @@ class Engine(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+
+class GeneratesData(ABC):
+    """Capability mixin of an engine that runs the generator on its own workers (Spark
+    tasks): the loader gives it no batches and ``dbbench gen --engine`` runs there. Callers
+    check ``isinstance(engine, GeneratesData)``."""
+
+    @abstractmethod
+    def generate_table(self, table: str, sf: float, source: TableSource) -> int:
+        """Run ``source`` (a picklable :class:`~dbbench.drivers.loader.TableSource`) on the
+        engine's own workers and store the table there, no row passing through this process.
+        Returns rows."""
+
+    @abstractmethod
+    def generate_files(self, options: GenOptions) -> Summary:
+        """``dbbench gen`` run as the engine's own tasks, writing the same files into a
+        folder its workers share."""

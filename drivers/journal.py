@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from dbbench.reports.safeio import open_append
+
 
 class Journal:
     """Append-only JSON-lines writer, safe to share between stream threads."""
@@ -21,7 +23,8 @@ class Journal:
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[str] | None = path.open("a", encoding="utf-8")
+        # the kit's one appender: never through a symbolic link (a reused run directory's)
+        self._file: IO[str] | None = open_append(path)
         self._lock = threading.Lock()
 
     def event(self, event: str, **fields: Any) -> None:

@@ -49,9 +49,11 @@ from dbbench.drivers.engine import (
     STATE_REFRESH_PENDING,
     STATE_SCALE_FACTOR,
     Engine,
+    GeneratesData,
 )
 from dbbench.drivers.engines.common import wait_for
 from dbbench.drivers.errors import DriversError
+from dbbench.drivers.workload_rows import workload_rows
 from dbbench.reports.model import kit_version
 
 ROWS_PER_PART = 500_000  # a part is the unit of parallel generation
@@ -70,14 +72,6 @@ class LoadStats:
     seconds: dict[str, float] = field(default_factory=dict)  # create_schema, load, keys, ...
     table_seconds: dict[str, float] = field(default_factory=dict)
     total_seconds: float = 0.0
-
-
-@dataclass(frozen=True)
-class _Unit:
-    table: str
-    part: int
-    parts: int
-    slot: int
 
 
 class TableSource(Protocol):
@@ -136,8 +130,9 @@ def load_database(
     engine.create_schema()
     stats.seconds["create_schema"] = time.perf_counter() - start
     step = time.perf_counter()
-    if engine.capabilities.distributed_generation:
-        _generate_in_engine(engine, sf, expected, progress or NullSink(), source, stats)
+    if isinstance(engine, GeneratesData):
+        parallel = engine.capabilities.parallel_load
+        _generate_in_engine(engine, parallel, sf, expected, progress or NullSink(), source, stats)
     else:
         _load_tables(engine, sf, jobs, expected, progress or NullSink(), source, stats)
     stats.seconds["load"] = time.perf_counter() - step
@@ -158,7 +153,8 @@ def load_database(
 
 
 def _generate_in_engine(
-    engine: Engine,
+    engine: GeneratesData,
+    parallel: bool,
     sf: float,
     expected: dict[str, int],
     progress: ProgressSink,
@@ -179,7 +175,7 @@ def _generate_in_engine(
         progress.advance(rows, 0)
         progress.output_done(table)
 
-    workers = len(order) if engine.capabilities.parallel_load else 1
+    workers = len(order) if parallel else 1
     progress.start(sum(expected.values()), len(order))
     try:
         with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -187,6 +183,17 @@ def _generate_in_engine(
                 future.result()
     finally:
         progress.finish()
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """One unit of a plan: part ``part`` of ``parts`` of ``table``, the table's ``slot`` in
+    the order the tables are consumed."""
+
+    table: str
+    part: int
+    parts: int
+    slot: int
 
 
 def _plan(expected: dict[str, int], jobs: int, parallel: bool) -> list[_Unit]:
@@ -470,9 +477,7 @@ def check_loaded(engine: Engine, sf: float) -> None:
             "run dbbench power (or run) on it to repair it, or reload it"
         )
     counts = engine.row_counts()
-    # an o2c workload's own orders (keys above all of TPC-H's) are not TPC-H's to count
-    from dbbench.drivers.o2c.setup import workload_rows  # o2c builds on this module
-
+    # another workload's own orders (o2c's; keys above all of TPC-H's) are not TPC-H's
     for table, rows in workload_rows(engine).items():
         counts[table] -= rows
     for table in TABLES:

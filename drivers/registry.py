@@ -40,9 +40,10 @@ FALLBACK = "sqlalchemy"
 DEFAULT = "duckdb"
 
 
-def declared_spec(module: str) -> EngineSpec | None:
+def declared_spec(module: str, install: str = "") -> EngineSpec | None:
     """The ``ENGINE = EngineSpec(...)`` of a module, read from its source without running
-    it; ``None`` when the module has no such declaration (or no source to read)."""
+    it; ``None`` when the module has no such declaration (or no source to read). ``install``:
+    the command when the declaration names none (a package's own, not the kit's extra)."""
     try:
         found = importlib.util.find_spec(module)
         source = found.loader.get_source(module) if found and found.loader else None  # type: ignore[attr-defined]
@@ -61,11 +62,11 @@ def declared_spec(module: str) -> EngineSpec | None:
             and isinstance(node.value, ast.Call)
             and getattr(node.value.func, "id", None) == EngineSpec.__name__
         ):
-            return _literal_spec(module, node.value)
+            return _literal_spec(module, node.value, install)
     return None
 
 
-def _literal_spec(module: str, call: ast.Call) -> EngineSpec:
+def _literal_spec(module: str, call: ast.Call, install: str) -> EngineSpec:
     allowed = {f.name for f in fields(EngineSpec)} - {"module"}
     values: dict[str, Any] = {}
     for keyword in call.keywords:
@@ -77,6 +78,8 @@ def _literal_spec(module: str, call: ast.Call) -> EngineSpec:
             raise DriversError(
                 f"{module}: EngineSpec({keyword.arg}=...) must be a literal value"
             ) from None
+    if install:
+        values.setdefault("install", install)
     try:
         return EngineSpec(**values, module=module)
     except TypeError as exc:
@@ -104,7 +107,7 @@ def _third_party(builtin: dict[str, EngineSpec]) -> dict[str, EngineSpec]:
             continue  # built-ins win: an installed package cannot hijack a scheme
         dist = ep.dist.name if ep.dist is not None else ep.module.split(".")[0]
         try:
-            declared = declared_spec(ep.module)
+            declared = declared_spec(ep.module, install=f"pip install {dist}")
         except DriversError:  # a package's broken declaration must not hide the others
             declared = None
         if declared is not None:

@@ -65,25 +65,13 @@ class EngineProbe:
             self._session = None
 
 
-_PG_COUNTERS = (
-    "SELECT blks_read, blks_hit, tup_returned, tup_fetched, tup_inserted, tup_deleted, "
-    "temp_bytes, xact_commit FROM pg_stat_database WHERE datname = current_database()"
-)
-_DUCKDB_MEMORY = (
-    "SELECT coalesce(sum(memory_usage_bytes), 0) AS memory_bytes, "
-    "coalesce(sum(temporary_storage_bytes), 0) AS temp_bytes FROM duckdb_memory()"
-)
-
-
 def engine_probe(engine: Engine) -> EngineProbe | None:
-    """The counters an engine exposes cheaply: PostgreSQL's pg_stat_database, DuckDB's
-    memory; None for the others."""
-    if engine.name == "postgresql":
-        names = _PG_COUNTERS.removeprefix("SELECT ").split(" FROM ")[0].split(", ")
-        return EngineProbe(engine, _PG_COUNTERS, frozenset(names))
-    if engine.name == "duckdb":
-        return EngineProbe(engine, _DUCKDB_MEMORY)
-    return None
+    """The counters the engine declares it exposes cheaply (``facts.counters``: e.g.
+    PostgreSQL's pg_stat_database, DuckDB's memory); None when it declares none."""
+    counters = engine.facts.counters
+    if counters is None:
+        return None
+    return EngineProbe(engine, counters.sql, counters.cumulative)
 
 
 class _Counters:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from typing import Literal
 from urllib.parse import quote, unquote, urlsplit
 
 from dbbench.drivers.errors import DriversError
@@ -78,6 +79,17 @@ class EngineURL:
 
     def __str__(self) -> str:
         return self.render()
+
+
+def check_local(url: EngineURL, product: str, names: Literal["file", "folder"]) -> None:
+    """An engine's URL that names a local ``file`` or ``folder``: a user, password, host or
+    port (a server) is refused in one line, with the two forms it takes."""
+    if url.username or url.password or url.host or url.port:
+        tail = f".{url.scheme}" if names == "file" else "/folder"
+        raise DriversError(
+            f"a {product} URL names a {names}, not a server: {url} takes no user, password, "
+            f"host or port ({url.scheme}:///relative{tail} or {url.scheme}:////absolute{tail})"
+        )
 
 
 def is_secret_option(option: str) -> bool:

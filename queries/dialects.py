@@ -83,6 +83,58 @@ class Spark(DuckDB):
         )
 
 
+class DataFusion(DuckDB):
+    """Apache DataFusion: DuckDB's differences; Q15's view is a view of the session context."""
+
+    name = "datafusion"
+
+
+class Polars(DuckDB):
+    """Polars' SQL interface has no views: the engine runs Q15's ``create view`` as a frame
+    registered for the stream's queries (``drivers.engines.polars``)."""
+
+    name = "polars"
+
+
+#: A decimal literal without its leading zero (qgen writes Q6's discount as ``.06``).
+BARE_DECIMAL = re.compile(r"(?<![\w.])\.(\d+)")
+
+
+class ClickHouse(DuckDB):
+    """ClickHouse (chDB): ``.06`` is not a number to its parser, and decimal literals are
+    floats, so Q6's discount bounds are rounded (0.06 + 0.01 < 0.07 as floats)."""
+
+    name = "clickhouse"
+
+    def translate(self, sql: str) -> str:
+        sql = BARE_DECIMAL.sub(r"0.\1", sql)
+        sql = DECIMAL_BOUND.sub(r"round(\1 \2 \3, 2)", sql)
+        return super().translate(sql)
+
+
+class Hyper(DuckDB):
+    """Tableau Hyper: views are disabled, so Q15's view becomes a common table expression
+    of its query (the spec's variant A; the view's drop goes with it)."""
+
+    name = "hyper"
+
+    def translate(self, sql: str) -> str:
+        return super().translate(_Q15_VIEW.sub(_q15_as_cte, sql))
+
+
+#: Q15's three statements: the view, the query reading it, the drop.
+_Q15_VIEW = re.compile(
+    r"create view (?P<name>\w+) (?P<cols>\([^)]*\)) as(?P<body>.*?);\s*"
+    r"(?P<query>select.*?);\s*drop view (?P=name);?",
+    re.S,
+)
+
+
+def _q15_as_cte(m: re.Match[str]) -> str:
+    body = m.group("body").strip()
+    return f"with {m.group('name')} {m.group('cols')} as (\n{body}\n)\n{m.group('query')};"
+
+
 class MySQL(DuckDB):
     """MySQL and MariaDB."""
 
@@ -114,11 +166,34 @@ class SQLite(MySQL):
 
 
 _DIALECTS: dict[str, Dialect] = {
-    d.name: d for d in (DuckDB(), PostgreSQL(), Spark(), MySQL(), SQLite(), Dialect())
+    d.name: d
+    for d in (
+        DuckDB(),
+        PostgreSQL(),
+        Spark(),
+        MySQL(),
+        SQLite(),
+        DataFusion(),
+        Polars(),
+        ClickHouse(),
+        Hyper(),
+        Dialect(),
+    )
 }
 
 #: The dialect names :func:`queries.render.render` accepts.
-DIALECTS: tuple[str, ...] = ("duckdb", "postgresql", "spark", "mysql", "sqlite", "ansi")
+DIALECTS: tuple[str, ...] = (
+    "duckdb",
+    "postgresql",
+    "spark",
+    "mysql",
+    "sqlite",
+    "datafusion",
+    "polars",
+    "clickhouse",
+    "hyper",
+    "ansi",
+)
 
 
 def get_dialect(name: str) -> Dialect:

@@ -87,10 +87,6 @@ class RunSummary:
     throughput_mean: float | None = None
     update_sets: list[int] = field(default_factory=list)
 
-    @property
-    def computed(self) -> bool:
-        return self.qphh is not None
-
 
 def _group(intervals: list[Interval]) -> dict[tuple[str, int], list[Interval]]:
     """Intervals by (phase, stream): stream 0 of the power test, streams/pairs 1..S."""

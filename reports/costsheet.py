@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.metrics import decimal_gb_to_gib
@@ -46,8 +46,24 @@ _PRICED_KEYS = {"storage_gib", "memory_gib"}
 CENT = Decimal("0.01")
 
 
+class _Costs(Protocol):
+    @property
+    def purchase(self) -> Decimal: ...
+
+    @property
+    def maintenance_3y(self) -> Decimal: ...
+
+
+class _ThreeYearTotal:
+    """A cost's 3-year total: the purchase (less discounts) plus 3-year maintenance."""
+
+    @property
+    def total(self: _Costs) -> Decimal:
+        return self.purchase + self.maintenance_3y
+
+
 @dataclass(frozen=True)
-class LineItem:
+class LineItem(_ThreeYearTotal):
     """One priced line: ``unit_price * quantity - discount + maintenance_3y``."""
 
     category: str
@@ -65,20 +81,12 @@ class LineItem:
     def purchase(self) -> Decimal:
         return self.unit_price * self.quantity - self.discount
 
-    @property
-    def total(self) -> Decimal:
-        return self.purchase + self.maintenance_3y
-
 
 @dataclass(frozen=True)
-class CategoryTotal:
+class CategoryTotal(_ThreeYearTotal):
     category: str
     purchase: Decimal
     maintenance_3y: Decimal
-
-    @property
-    def total(self) -> Decimal:
-        return self.purchase + self.maintenance_3y
 
 
 @dataclass(frozen=True)

@@ -6,18 +6,63 @@ estimated from the scale factor), one warning line per setting that keeps the wo
 off memory: MariaDB's ``innodb_buffer_pool_size`` (128 MiB by default) or PostgreSQL's
 ``shared_buffers`` (128 MB) against a 1.4 GiB SF 1 database, DuckDB's ``memory_limit`` below
 it. Pure: the same lines are printed before a run and listed in its report.
+
+Which setting means what, and a database's bytes per scale factor, are the engine's facts,
+stated in its own module (``EngineFacts.preflight``, ``bytes_per_sf``). Reports import no
+engine: the facts arrive as plain data (:class:`PreflightFacts`), from the engine through
+the ``preflight`` command, or from the result, which records them (``config["preflight"]``).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Any
 
 from dbbench.reports.model import BenchmarkResult, EngineInfo
 
 GIB = 1 << 30
-#: Bytes on disk per unit of scale factor, measured at SF 1 here (tables and keys).
+#: An engine that states no bytes per SF is estimated as a row store (tables and keys).
 ROW_STORE_PER_SF = int(1.4 * GIB)
-DUCKDB_PER_SF = int(0.3 * GIB)  # compressed columns
+#: Where a result records the engine's preflight facts.
+CONFIG_KEY = "preflight"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule on one captured setting (``drivers.engine.SettingRule``, as plain data)."""
+
+    setting: str
+    says: str
+    at_least: int | str = "database"
+    from_sf: float = 0.0
+    ram_share: float | None = None
+
+
+@dataclass(frozen=True)
+class PreflightFacts:
+    """An engine's preflight facts: its bytes per SF and its rules."""
+
+    bytes_per_sf: float | None = None
+    rules: tuple[Rule, ...] = ()
+
+    @classmethod
+    def from_data(cls, data: Any) -> PreflightFacts:
+        """From ``EngineFacts.preflight_facts()`` or a result's record of it; anything
+        malformed reads as no facts (a report never fails on its disclosure)."""
+        if not isinstance(data, dict):
+            return cls()
+        per_sf = data.get("bytes_per_sf")
+        rules: list[Rule] = []
+        for item in data.get("rules") or ():
+            try:
+                rules.append(Rule(**item))
+            except TypeError:
+                continue
+        if not isinstance(per_sf, int | float) or per_sf <= 0:
+            per_sf = None
+        return cls(per_sf, tuple(rules))
+
 
 _UNITS = {
     "": 1,
@@ -53,55 +98,44 @@ def _gib(n: int) -> str:
     return f"{n / GIB:.2f} GiB" if n >= GIB else f"{n / (1 << 20):.0f} MiB"
 
 
-def database_bytes(engine: EngineInfo, sf: float) -> tuple[int, str]:
+def database_bytes(engine: EngineInfo, sf: float, per_sf: float | None) -> tuple[int, str]:
     """The database's size and whether it was measured or estimated: the measured size when
     it is the larger (a database still empty, or loaded at a smaller SF, is not the one the
     run will read)."""
-    per_sf = DUCKDB_PER_SF if engine.name == "duckdb" else ROW_STORE_PER_SF
-    estimate = int(per_sf * sf)
+    estimate = int((per_sf or ROW_STORE_PER_SF) * sf)
     if engine.storage_bytes and engine.storage_bytes >= estimate:
         return engine.storage_bytes, "measured"
     return estimate, "estimated"
 
 
-def preflight(engine: EngineInfo, sf: float, memory_bytes: int | None = None) -> list[str]:
+def preflight(
+    engine: EngineInfo, sf: float, memory_bytes: int | None, facts: PreflightFacts
+) -> list[str]:
     """One line per setting that keeps the working set off memory."""
-    size, how = database_bytes(engine, sf)
+    size, how = database_bytes(engine, sf, facts.bytes_per_sf)
     db = f"the {_gib(size)} database ({how}, SF {sf:g})"
-    s = engine.settings
     out: list[str] = []
-    name = engine.name
-    if name in ("mysql", "mariadb") or "innodb_buffer_pool_size" in s:
-        pool = size_bytes(s.get("innodb_buffer_pool_size"))
-        if pool is not None and pool < size:
-            out.append(
-                f"{name}: innodb_buffer_pool_size {_gib(pool)} is smaller than {db}: InnoDB "
-                "will read from disk; give it the database plus room (e.g. 50-75 % of RAM)"
-            )
-    if name == "postgresql":
-        shared = size_bytes(s.get("shared_buffers"))
-        quarter = memory_bytes // 4 if memory_bytes else None
-        if shared is not None and shared < size and (quarter is None or shared < quarter):
-            out.append(
-                f"postgresql: shared_buffers {_gib(shared)} is smaller than {db}: it leans on "
-                "the OS cache; a fair setting is about 25 % of RAM"
-            )
-        work = size_bytes(s.get("work_mem"))
-        if work is not None and sf >= 1 and work < 64 << 20:
-            out.append(
-                f"postgresql: work_mem {_gib(work)} makes sorts and hashes of SF {sf:g} spill "
-                "to disk; 64 MB or more per query stream is usual for TPC-H"
-            )
-    if name == "duckdb":
-        limit = size_bytes(s.get("memory_limit"))
-        if limit is not None and limit < size:
-            out.append(
-                f"duckdb: memory_limit {_gib(limit)} is smaller than {db}: DuckDB will spill "
-                "to its temp directory"
-            )
+    for rule in facts.rules:
+        value = size_bytes(engine.settings.get(rule.setting))
+        if value is None or sf < rule.from_sf:
+            continue
+        floor = size if rule.at_least == "database" else rule.at_least
+        if not isinstance(floor, int) or value >= floor:
+            continue
+        if rule.ram_share is not None and memory_bytes and value >= rule.ram_share * memory_bytes:
+            continue
+        says = rule.says.format(db=db, sf=sf)
+        out.append(f"{engine.name}: {rule.setting} {_gib(value)} {says}")
     return out
+
+
+def result_facts(result: BenchmarkResult) -> PreflightFacts:
+    """The preflight facts a result recorded (none in a result written before they were)."""
+    return PreflightFacts.from_data(result.config.get(CONFIG_KEY))
 
 
 def preflight_result(result: BenchmarkResult) -> list[str]:
     """The preflight lines of a saved result (the report's disclosure of them)."""
-    return preflight(result.engine, result.scale_factor, result.system.memory_bytes)
+    return preflight(
+        result.engine, result.scale_factor, result.system.memory_bytes, result_facts(result)
+    )

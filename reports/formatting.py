@@ -6,10 +6,9 @@ All times are shown in UTC so that the same result renders the same text on ever
 from __future__ import annotations
 
 import datetime as dt
-import re
 from decimal import ROUND_HALF_UP, Decimal
 
-from dbbench.reports import metrics
+from dbbench.reports import escape, metrics
 
 NA = "n/a"
 
@@ -111,10 +110,7 @@ FILTERS = {
 }
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def plain(text: object) -> str:
     """A string from a result file, safe for a terminal: control characters (an ANSI escape
-    in a captured CPU model, say) become ``?``."""
-    return _CONTROL.sub("?", str(text))
+    in a captured CPU model, say) and bidi overrides are removed (:func:`escape.terminal`)."""
+    return escape.terminal(text, keep_newlines=True)

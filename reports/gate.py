@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from operator import attrgetter
+from typing import Any, Literal
 
 from dbbench.reports.analysis import COLUMNS, QUERY_COLUMNS
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.latency import Distribution, distributions
 from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.plans import PlanTexts, PlanVerdict, first_difference, first_records, verdict
 
 Verdict = Literal["regressed", "improved", "unchanged", "failed", "missing", "new"]
 BAD: frozenset[str] = frozenset({"regressed", "failed", "missing"})
@@ -41,6 +43,8 @@ class Change:
     ratio: float | None  # candidate median / baseline median
     noise: float  # the relative noise band that applied
     verdict: Verdict
+    plan: PlanVerdict | None = None  # queries: whether the two results planned it alike
+    plan_diff: list[str] = field(default_factory=list)  # the first differing plan lines
 
     @property
     def percent(self) -> float | None:
@@ -78,31 +82,47 @@ def pooled(results: Sequence[BenchmarkResult]) -> BenchmarkResult:
     return dataclasses.replace(first, runs=[run for r in results for run in r.runs])
 
 
+#: What two results must share to be compared (else refused) and should share (else a
+#: warning): its name, where a result holds it, its format, what a difference means.
+_Fact = tuple[str, Callable[[BenchmarkResult], Any], str, str]
+_MUST_SHARE: tuple[_Fact, ...] = (
+    ("scale factors", attrgetter("scale_factor"), "g", ""),
+    ("query versions", attrgetter("query_version"), "", ""),
+    (
+        "dbbench versions",
+        attrgetter("kit_version"),
+        "",
+        ": the measurement itself may have changed",
+    ),
+)
+_SHOULD_SHARE: tuple[_Fact, ...] = (
+    (
+        "throughput streams",
+        attrgetter("streams"),
+        "",
+        ": throughput-test latencies are not like for like",
+    ),
+)
+
+
 def comparability(base: BenchmarkResult, cand: BenchmarkResult) -> tuple[list[str], list[str]]:
     """(reasons to refuse, warnings) for comparing ``cand`` against ``base``."""
-    refuse, warn = [], []
-    if base.scale_factor != cand.scale_factor:
-        refuse.append(
-            f"scale factors differ (baseline {base.scale_factor:g}, "
-            f"candidate {cand.scale_factor:g})"
-        )
-    if base.query_version != cand.query_version:
-        refuse.append(
-            f"query versions differ (baseline {base.query_version}, candidate {cand.query_version})"
-        )
-    if base.kit_version != cand.kit_version:
-        refuse.append(
-            f"dbbench versions differ (baseline {base.kit_version}, "
-            f"candidate {cand.kit_version}): the measurement itself may have changed"
-        )
-    if base.streams != cand.streams:
-        warn.append(
-            f"throughput streams differ (baseline {base.streams}, candidate {cand.streams}): "
-            "throughput-test latencies are not like for like"
-        )
+    refuse = _differences(_MUST_SHARE, base, cand)
+    warn = _differences(_SHOULD_SHARE, base, cand)
     if base.engine.name != cand.engine.name:
         warn.append(f"engines differ ({base.engine.name} vs {cand.engine.name})")
     return refuse, warn
+
+
+def _differences(
+    facts: tuple[_Fact, ...], base: BenchmarkResult, cand: BenchmarkResult
+) -> list[str]:
+    out = []
+    for what, get, spec, meaning in facts:
+        b, c = get(base), get(cand)
+        if b != c:
+            out.append(f"{what} differ (baseline {b:{spec}}, candidate {c:{spec}}){meaning}")
+    return out
 
 
 def _judge(
@@ -135,8 +155,11 @@ def gate(
     min_delta: float = DEFAULT_MIN_DELTA,
     force: bool = False,
     refresh: bool = False,
+    texts: tuple[PlanTexts, PlanTexts] | None = None,
 ) -> GateResult:
-    """Judge every query (and refresh function) of ``cand`` against ``base``."""
+    """Judge every query (and refresh function) of ``cand`` against ``base``; each query
+    also says whether its plan changed (by the plans' shapes), with the first differing
+    lines where ``texts`` (of the baseline and the candidate) hold both plans."""
     if threshold < 0 or not math.isfinite(threshold):
         raise ReportsError(f"the threshold must be a percentage >= 0, not {threshold}")
     refuse, warnings = comparability(base, cand)
@@ -157,9 +180,32 @@ def gate(
             changes.append(Change(col, b, None, None, 0.0, "failed"))
         elif b is not None or c is not None:
             changes.append(_judge(b, c, threshold / 100.0, min_delta))
+    _plans(base, cand, changes, texts or (PlanTexts(), PlanTexts()))
     ratios = [ch.ratio for ch in changes if ch.ratio is not None and 0 < ch.ratio < math.inf]
     geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
     return GateResult(threshold, changes, geo, warnings)
+
+
+def _plans(
+    base: BenchmarkResult,
+    cand: BenchmarkResult,
+    changes: list[Change],
+    texts: tuple[PlanTexts, PlanTexts],
+) -> None:
+    """The plan verdict of each query when both results captured plans."""
+    if base.plans is None or cand.plans is None:
+        return
+    b_recs, c_recs = first_records(base), first_records(cand)
+    for change in changes:
+        if not change.column.startswith("Q"):
+            continue
+        q = int(change.column[1:])
+        b, c = b_recs.get(q), c_recs.get(q)
+        change.plan = verdict(b, c)
+        if change.plan == "plan changed" and b is not None and c is not None:
+            change.plan_diff = first_difference(
+                texts[0].texts.get((b.run, b.stream, q)), texts[1].texts.get((c.run, c.stream, q))
+            )
 
 
 def _all_failed(result: BenchmarkResult, ok: dict[str, Distribution]) -> set[str]:

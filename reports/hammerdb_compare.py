@@ -4,8 +4,10 @@ same engine and scale factor, their per-query times side by side."""
 
 from __future__ import annotations
 
-import html
+from collections.abc import Callable
 
+from dbbench.reports.escape import html as _html
+from dbbench.reports.escape import markdown, terminal
 from dbbench.reports.model import BenchmarkResult, HammerDBResult
 from dbbench.reports.summary import build_report
 
@@ -84,6 +86,10 @@ def _text_table(head: list[str], rows: list[list[str]]) -> str:
     ])  # fmt: skip
 
 
+def _escaped(rows: list[list[str]], escape: Callable[[str], str]) -> list[list[str]]:
+    return [[escape(c) for c in row] for row in rows]
+
+
 _HEAD = ["Result", "Benchmark", "Database", "Size", "Metric", "Status", "Source"]
 _QHEAD = ["Query", "HammerDB TPROC-H (s)", "dbbench TPC-H power (s)", "ratio"]
 
@@ -96,9 +102,10 @@ def render_section(
         return ""
     pairs = side_by_side(hdb, tpch)
     if fmt == "text":
-        parts = ["HammerDB results", "", _text_table(_HEAD, _rows(hdb))]
+        parts = ["HammerDB results", "", _text_table(_HEAD, _escaped(_rows(hdb), terminal))]
         for hl, tl, rows in pairs:
-            parts += ["", f"TPROC-H {hl} vs TPC-H {tl}, per query", _text_table(_QHEAD, rows)]
+            title = f"TPROC-H {terminal(hl)} vs TPC-H {terminal(tl)}, per query"
+            parts += ["", title, _text_table(_QHEAD, rows)]
             parts += [SAME_QUERIES_NOTE]
         return "\n".join(parts) + "\n"
     if fmt == "md":
@@ -108,24 +115,23 @@ def render_section(
                 "| " + " | ".join(r) + " |" for r in rows
             ]  # fmt: skip
 
-        parts = ["## HammerDB results", "", *md(_HEAD, _rows(hdb))]
+        parts = ["## HammerDB results", "", *md(_HEAD, _escaped(_rows(hdb), markdown))]
         for hl, tl, rows in pairs:
-            parts += ["", f"### TPROC-H {hl} vs TPC-H {tl}, per query", "", *md(_QHEAD, rows)]
+            title = f"### TPROC-H {markdown(hl)} vs TPC-H {markdown(tl)}, per query"
+            parts += ["", title, "", *md(_QHEAD, rows)]
             parts += ["", f"_{SAME_QUERIES_NOTE}_"]
         return "\n".join(parts) + "\n"
 
     def table(head: list[str], rows: list[list[str]]) -> str:
-        h = "".join(f"<th>{html.escape(c)}</th>" for c in head)
-        b = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows
-        )
+        h = "".join(f"<th>{_html(c)}</th>" for c in head)
+        b = "".join("<tr>" + "".join(f"<td>{_html(c)}</td>" for c in r) + "</tr>" for r in rows)
         return f"<table><tr>{h}</tr>{b}</table>"
 
     parts = ["<section><h2>HammerDB results</h2>", table(_HEAD, _rows(hdb))]
     for hl, tl, rows in pairs:
         parts += [
-            f"<h3>TPROC-H {html.escape(hl)} vs TPC-H {html.escape(tl)}, per query</h3>",
+            f"<h3>TPROC-H {_html(hl)} vs TPC-H {_html(tl)}, per query</h3>",
             table(_QHEAD, rows),
-            f"<p>{html.escape(SAME_QUERIES_NOTE)}</p>",
+            f"<p>{_html(SAME_QUERIES_NOTE)}</p>",
         ]
     return "\n".join([*parts, "</section>"]) + "\n"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import math
 import time
 from typing import Any
@@ -29,19 +30,15 @@ from dbbench.reports.model import (
     O2CResult,
     SystemInfo,
 )
+from dbbench.reports.model import kit_version as current_kit_version
 from dbbench.reports.o2c_metrics import DISCLAIMER as O2C_DISCLAIMER
 from dbbench.reports.o2c_metrics import summarize, summarize_result
 from dbbench.reports.summary import build_report
 
 JOB_REPORT_SCHEMA = "hammerdb-job-report-v1"
 BENCHMARKS = ("TPROC-C", "TPROC-H")
-_DISPLAY = {
-    "postgresql": "PostgreSQL",
-    "mariadb": "MariaDB",
-    "mysql": "MySQL",
-    "duckdb": "DuckDB",
-    "sqlite": "SQLite",
-}
+#: A job report larger than this is refused before it is parsed.
+MAX_JOB_REPORT_BYTES = 256 * 2**20
 _TIMING = (
     "elapsed_ms", "calls", "min_ms", "avg_ms", "max_ms", "total_ms", "p99_ms", "p95_ms",
     "p75_ms", "p50_ms", "p25_ms", "sd", "ratio_pct",
@@ -51,6 +48,36 @@ _DISCLAIMER_TEXT = (
     "from the TPC-C and TPC-H specifications respectively. This result is not audited by the "
     "TPC-Council and is not a TPC result."
 )
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def load_job_report(data: bytes) -> Any:
+    """Parse a job-report JSON (``NaN``/``Infinity`` refused); :class:`ValueError` names
+    what is wrong in one line."""
+    if len(data) > MAX_JOB_REPORT_BYTES:
+        raise ValueError(f"larger than {MAX_JOB_REPORT_BYTES // 2**20} MB")
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
+
+
+def display_name(engine: EngineInfo) -> str:
+    """The product's name as the result's engine disclosure gives it: the words of its
+    version before the version number ("PostgreSQL 15.4" -> "PostgreSQL"), else its name."""
+    words = []
+    for word in engine.version.split():
+        if word[:1].isdigit() or (word[:1] in "vV" and word[1:2].isdigit()):
+            break
+        words.append(word)
+    return " ".join(words) or engine.name
 
 
 def _timestamp(value: str) -> dt.datetime | None:
@@ -85,6 +112,8 @@ def validate_job_report(doc: Any) -> list[str]:
     for key in ("jobid", "hdb_version", "database", "database_display", "benchmark", "timestamp"):
         if not job.get(key):
             errors.append(f"field 'job.{key}' is required and must be non-empty")
+        elif not isinstance(job[key], str):
+            errors.append(f"field 'job.{key}' must be a string")
     benchmark = job.get("benchmark")
     if benchmark not in BENCHMARKS:
         errors.append(f"field 'job.benchmark' must be one of {list(BENCHMARKS)}")
@@ -114,6 +143,22 @@ def validate_job_report(doc: Any) -> list[str]:
         part = doc.get(section)
         if part is not None and not (isinstance(part, dict) and isinstance(part.get("rows"), list)):
             errors.append(f"field '{section}.rows' must be a list")
+        elif part is not None and not all(isinstance(row, dict) for row in part["rows"]):
+            errors.append(f"field '{section}.rows' must hold objects")
+    for section in ("system", "transaction_count"):
+        if doc.get(section) is not None and not isinstance(doc[section], dict):
+            errors.append(f"field '{section}' must be an object")
+    series = (
+        (doc.get("transaction_count") or {}).get("series")
+        if isinstance(doc.get("transaction_count"), dict)
+        else None
+    )
+    if series is not None and not (
+        isinstance(series, list)
+        and all(isinstance(x, dict) and isinstance(x.get("points", []), list) for x in series)
+        and all(isinstance(p, dict) for x in series for p in x.get("points", []))
+    ):
+        errors.append("field 'transaction_count.series' must be a list of objects with points")
     return errors
 
 
@@ -121,12 +166,17 @@ def validate_job_report(doc: Any) -> list[str]:
 
 
 def _f(value: Any) -> float | None:
-    if _number(value):
-        return float(value)
+    """A finite number, or None."""
     try:
-        return float(str(value).replace(",", ""))
-    except (TypeError, ValueError):
+        number = float(value) if _number(value) else float(str(value).replace(",", ""))
+    except (TypeError, ValueError, OverflowError):
         return None
+    return number if math.isfinite(number) else None
+
+
+def _count(value: Any) -> int | None:
+    number = _f(value)
+    return int(number) if number is not None and 0 <= number < 2**53 else None
 
 
 def from_job_report(doc: dict[str, Any], *, kit_version: str = "") -> HammerDBResult:
@@ -135,7 +185,7 @@ def from_job_report(doc: dict[str, Any], *, kit_version: str = "") -> HammerDBRe
     config = dict(doc.get("benchmark_config") or {})
     system = doc.get("system") or {}
     db = str(job.get("database_display") or job.get("database"))
-    name = next((k for k, v in _DISPLAY.items() if v.lower() == db.lower()), db.lower())
+    name = db.lower()
     out = HammerDBResult(
         benchmark=job["benchmark"],
         jobid=str(job["jobid"]),
@@ -144,7 +194,7 @@ def from_job_report(doc: dict[str, Any], *, kit_version: str = "") -> HammerDBRe
         system=SystemInfo(
             hostname=str(system.get("hostname") or ""),
             cpu_model=str(system.get("cpumodel") or ""),
-            threads=int(c) if (c := _f(system.get("cpucount"))) else None,
+            threads=_count(system.get("cpucount")) or None,
             os=str(system.get("os_name") or ""),
         ),
         kit_version=kit_version,
@@ -156,15 +206,14 @@ def from_job_report(doc: dict[str, Any], *, kit_version: str = "") -> HammerDBRe
     )
     if out.benchmark == "TPROC-C":
         out.nopm, out.tpm = _f(res.get("nopm")), _f(res.get("tpm"))
-        avu = _f(res.get("active_virtual_users"))
-        out.active_virtual_users = int(avu) if avu is not None else None
+        out.active_virtual_users = _count(res.get("active_virtual_users"))
         for row in (doc.get("response_times") or {}).get("rows", []):
             values = {k: _f(row.get(k)) for k in _TIMING if k in row}
-            calls = values.pop("calls", None)
+            values.pop("calls", None)
             out.response_times.append(
                 HammerDBTiming(
                     name=str(row.get("name")),
-                    calls=int(calls) if calls is not None else None,
+                    calls=_count(row.get("calls")),
                     **values,
                 )
             )
@@ -177,30 +226,54 @@ def from_job_report(doc: dict[str, Any], *, kit_version: str = "") -> HammerDBRe
     else:
         out.geomean_seconds = _f(res.get("geomean_seconds"))
         out.total_query_seconds = _f(res.get("total_query_time_seconds"))
-        q, s = _f(res.get("queries")), _f(res.get("query_sets"))
-        out.queries = int(q) if q is not None else None
-        out.query_sets = int(s) if s is not None else None
+        out.queries, out.query_sets = _count(res.get("queries")), _count(res.get("query_sets"))
         for pos, row in enumerate((doc.get("query_times") or {}).get("rows", []), start=1):
             seconds = _f(row.get("seconds"))
             if seconds is None and (ms := _f(row.get("total_ms"))) is not None:
                 seconds = ms / 1000.0
-            query = _f(row.get("name"))
+            query = _count(row.get("name"))
             if seconds is not None and query is not None:
-                out.query_times.append(HammerDBQueryTime(int(query), seconds, 1, 1, pos))
+                out.query_times.append(HammerDBQueryTime(query, seconds, 1, 1, pos))
         done = out.geomean_seconds is not None
-    out.status = "complete" if done else "failed"
     if not done:
         out.errors.append(f"the job report has no {out.benchmark} result")
+    elif out.benchmark == "TPROC-C" and not out.nopm:
+        out.errors.append("the job completed no new order (0 NOPM)")
+    out.status = "complete" if not out.errors else "failed"
     return out
 
 
 # --- export ----------------------------------------------------------------------------------
 
 
+#: ``job.hdb_version`` of an artifact no HammerDB made (HammerDB's validator wants a value).
+NOT_HAMMERDB = "none"
+#: ``job.hdb_version`` of a HammerDB job whose version its job store does not record.
+UNKNOWN_VERSION = "unknown"
+
+
+def _producer(tool: str, version: str, workload: str) -> dict[str, Any]:
+    """What made the measurements (machine-readable): the tool, its version, the workload,
+    and whether that workload is HammerDB's own."""
+    return {
+        "tool": tool,
+        "version": version,
+        "workload": workload,
+        "hammerdb_workload": tool == "HammerDB",
+    }
+
+
 def _envelope(
-    benchmark: str, jobid: str, hdb_version: str, engine: EngineInfo, timestamp: str
+    benchmark: str,
+    jobid: str,
+    producer: dict[str, Any],
+    engine: EngineInfo,
+    timestamp: str,
+    display: str,
+    kit_version: str,
 ) -> dict[str, Any]:
-    display = _DISPLAY.get(engine.name, engine.name)
+    made_by_hammerdb = producer["tool"] == "HammerDB"
+    hdb_version = (producer["version"] or UNKNOWN_VERSION) if made_by_hammerdb else NOT_HAMMERDB
     if benchmark == "TPROC-C":
         primary = ["NOPM", "TPM"]
     else:
@@ -217,6 +290,9 @@ def _envelope(
             "schema": JOB_REPORT_SCHEMA,
             "source": "dbbench",
             "generated_by": "dbbench hammerdb export",
+            "exporter": {"tool": "dbbench", "version": current_kit_version()},
+            "produced_by": producer,
+            "workload": producer["workload"],
             "visibility": "public",
             "redacted": True,
         },
@@ -269,9 +345,11 @@ def _hammerdb_to_report(r: HammerDBResult) -> dict[str, Any]:
     doc = _envelope(
         r.benchmark,
         r.jobid,
-        r.hammerdb_version or f"dbbench {r.kit_version}",
+        _producer("HammerDB", r.hammerdb_version, r.benchmark),
         r.engine,
         r.timestamp or _local(r.created),
+        r.database or display_name(r.engine),
+        r.kit_version,
     )
     config = {k: v for k, v in r.config.items() if k in _CONFIG_KEYS}
     doc["benchmark_config"] = config
@@ -383,9 +461,8 @@ def _tpch_to_report(r: BenchmarkResult) -> dict[str, Any]:
     times = [(int(iv.query or 0), iv.seconds) for iv in ivs]
     positive = [s for _, s in times if s > 0]
     geo = math.exp(sum(math.log(s) for s in positive) / len(positive)) if positive else None
-    digest = hashlib.sha1(f"{r.created}{r.engine.url}".encode()).hexdigest()[:24].upper()
-    doc = _envelope(
-        "TPROC-H", f"DBB{digest}"[:24], f"dbbench {r.kit_version}", r.engine, _local(r.created)
+    doc = _dbbench_envelope(
+        "TPROC-H", "dbbench TPC-H power test", r.created, r.engine, r.kit_version
     )
     doc["benchmark_config"] = {"scale_factor": _int_or_float(r.scale_factor), "virtual_users": 1}
     doc["system"] = _system(r.system)
@@ -410,6 +487,28 @@ def _tpch_to_report(r: BenchmarkResult) -> dict[str, Any]:
     return doc
 
 
+def _dbbench_envelope(
+    benchmark: str,
+    workload: str,
+    created: float,
+    engine: EngineInfo,
+    kit_version: str,
+    salt: str = "",
+) -> dict[str, Any]:
+    """The envelope of an artifact dbbench writes from its own result: a job id derived
+    from when and where it ran (``DBB`` + hex digits, 24 characters, like HammerDB's)."""
+    digest = hashlib.sha1(f"{created}{engine.url}{salt}".encode()).hexdigest()[:24].upper()
+    return _envelope(
+        benchmark,
+        f"DBB{digest}"[:24],
+        _producer("dbbench", kit_version, workload),
+        engine,
+        _local(created),
+        display_name(engine),
+        kit_version,
+    )
+
+
 def _ms(seconds: float) -> float | None:
     return None if math.isnan(seconds) else round(seconds * 1000.0, 3)
 
@@ -429,15 +528,13 @@ def _o2c_to_report(r: O2CResult) -> dict[str, Any]:
         index = next((i for i, x in enumerate(found.probes) if x is found.best), len(r.probes) - 1)
     probe = r.probes[index]
     s = summarize(probe, r.rt_limit)
-    digest = hashlib.sha1(f"{r.created}{r.engine.url}o2c".encode()).hexdigest()[:24].upper()
-    doc = _envelope(
-        "TPROC-C", f"DBB{digest}"[:24], f"dbbench {r.kit_version}", r.engine, _local(r.created)
+    doc = _dbbench_envelope(
+        "TPROC-C", "dbbench o2c", r.created, r.engine, r.kit_version, salt="o2c"
     )
     display = doc["job"]["database_display"]
     doc["report_hints"]["title"] = f"{display} dbbench o2c (unofficial, TPROC-C-like) Report"
     doc["report_hints"]["primary_result_metrics"] = ["NOPM", "TPM"]
     doc["report_hints"]["workload"] = "dbbench o2c (unofficial): not TPROC-C"
-    doc["artifact"]["workload"] = "dbbench o2c"
     doc["disclaimer"]["text"] = (
         "This artifact was written by dbbench from a dbbench o2c run (an SD-like "
         "order-to-cash dialog workload), not by HammerDB and not from a TPROC-C run. It uses "

@@ -7,11 +7,13 @@ TPROC-H: geometric mean, query-set time and per-query bars. Charts are inline SV
 from __future__ import annotations
 
 import dataclasses
-import html
 import json
 import math
 import time
+from collections.abc import Callable
 
+from dbbench.reports.escape import html as _html
+from dbbench.reports.escape import markdown, terminal
 from dbbench.reports.model import HammerDBResult, HammerDBTiming
 
 FORMATS: tuple[str, ...] = ("text", "md", "html", "json")
@@ -88,18 +90,23 @@ def _table_text(head: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def _cells(rows: list[list[str]], escape: Callable[[str], str]) -> list[list[str]]:
+    return [[escape(c) for c in row] for row in rows]
+
+
 def render_text(r: HammerDBResult) -> str:
-    out = [f"HammerDB {r.benchmark} report", ""]
-    width = max(len(k) for k, _ in _headline(r))
-    out += [f"{k:<{width}}  {v}" for k, v in _headline(r)]
+    """Every string of the result passes :func:`escape.terminal` (no control characters)."""
+    out = [f"HammerDB {terminal(r.benchmark)} report", ""]
+    headline = [(k, terminal(v)) for k, v in _headline(r)]
+    width = max(len(k) for k, _ in headline)
+    out += [f"{k:<{width}}  {v}" for k, v in headline]
     if r.response_times:
         out += ["", "Response times (ms, all virtual users)", ""]
-        out.append(
-            _table_text(["transaction", *_TIMING_COLS], [_timing_row(t) for t in r.response_times])
-        )
+        rows = _cells([_timing_row(t) for t in r.response_times], terminal)
+        out.append(_table_text(["transaction", *_TIMING_COLS], rows))
     if r.transaction_counts:
         out += ["", "Transactions per minute over time", ""]
-        out += [f"{p.timestamp}  {p.value:>12,.0f}" for p in r.transaction_counts]
+        out += [f"{terminal(p.timestamp)}  {p.value:>12,.0f}" for p in r.transaction_counts]
     if r.query_times:
         out += ["", "Query times (seconds, mean over virtual users and sets)", ""]
         out.append(
@@ -109,7 +116,7 @@ def render_text(r: HammerDBResult) -> str:
             )
         )
     if r.errors:
-        out += ["", "Errors", ""] + [f"- {e}" for e in r.errors]
+        out += ["", "Errors", ""] + [f"- {terminal(e)}" for e in r.errors]
     out += ["", _DISCLAIMER]
     return "\n".join(out) + "\n"
 
@@ -120,15 +127,17 @@ def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def render_markdown(r: HammerDBResult) -> str:
-    out = [f"# HammerDB {r.benchmark} report", ""]
-    out += _md_table(["", ""], [[f"**{k}**", v.replace("|", "\\|")] for k, v in _headline(r)])
+    """Every string of the result passes :func:`escape.markdown` (no raw HTML, no markup)."""
+    out = [f"# HammerDB {markdown(r.benchmark)} report", ""]
+    out += _md_table(["", ""], [[f"**{k}**", markdown(v)] for k, v in _headline(r)])
     if r.response_times:
         out += ["", "## Response times (ms, all virtual users)", ""]
-        out += _md_table(["transaction", *_TIMING_COLS], [_timing_row(t) for t in r.response_times])
+        rows = _cells([_timing_row(t) for t in r.response_times], markdown)
+        out += _md_table(["transaction", *_TIMING_COLS], rows)
     if r.transaction_counts:
         out += ["", "## Transactions per minute over time", ""]
         out += _md_table(
-            ["time", "tpm"], [[p.timestamp, _n(p.value)] for p in r.transaction_counts]
+            ["time", "tpm"], [[markdown(p.timestamp), _n(p.value)] for p in r.transaction_counts]
         )
     if r.query_times:
         out += ["", "## Query times (seconds)", ""]
@@ -137,7 +146,7 @@ def render_markdown(r: HammerDBResult) -> str:
             [[f"Q{q}", f"{s:.3f}", str(n)] for q, s, n in _query_summary(r)],
         )
     if r.errors:
-        out += ["", "## Errors", ""] + [f"- {e}" for e in r.errors]
+        out += ["", "## Errors", ""] + [f"- {markdown(e)}" for e in r.errors]
     out += ["", f"_{_DISCLAIMER}_"]
     return "\n".join(out) + "\n"
 
@@ -149,17 +158,17 @@ def _tag(name: str, text: str = "", **attrs: object) -> str:
     """One SVG element; numbers rounded to 0.1, ``font_size`` spelt ``font-size``."""
     parts = []
     for key, value in attrs.items():
-        shown = f"{value:.1f}" if isinstance(value, float) else html.escape(str(value))
+        shown = f"{value:.1f}" if isinstance(value, float) else _html(str(value))
         parts.append(f'{key.replace("_", "-")}="{shown}"')
     open_ = f"<{name} {' '.join(parts)}"
-    return f"{open_}>{html.escape(text)}</{name}>" if text else f"{open_}/>"
+    return f"{open_}>{_html(text)}</{name}>" if text else f"{open_}/>"
 
 
 def _svg(width: int, height: int, body: list[str], title: str) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'width="{width}" height="{height}" role="img" aria-label="{html.escape(title)}">'
-        f"<title>{html.escape(title)}</title>" + "".join(body) + "</svg>"
+        f'width="{width}" height="{height}" role="img" aria-label="{_html(title)}">'
+        f"<title>{_html(title)}</title>" + "".join(body) + "</svg>"
     )
 
 
@@ -269,10 +278,10 @@ _CSS = (
 
 
 def _html_table(head: list[str], rows: list[list[str]]) -> str:
-    h = "".join(f"<th>{html.escape(c)}</th>" for c in head)
+    h = "".join(f"<th>{_html(c)}</th>" for c in head)
     body = "".join(
         "<tr>" + "".join(
-            f'<td{" class=n" if i else ""}>{html.escape(c)}</td>' for i, c in enumerate(row)
+            f'<td{" class=n" if i else ""}>{_html(c)}</td>' for i, c in enumerate(row)
         ) + "</tr>"
         for row in rows
     )  # fmt: skip
@@ -283,10 +292,10 @@ def render_html(r: HammerDBResult) -> str:
     title = f"HammerDB {r.benchmark} report"
     parts = [
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>",
-        f"<title>{html.escape(title)}</title>",
-        f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>",
+        f"<title>{_html(title)}</title>",
+        f"<style>{_CSS}</style></head><body><h1>{_html(title)}</h1>",
         "<table>" + "".join(
-            f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in _headline(r)
+            f"<tr><th>{_html(k)}</th><td>{_html(v)}</td></tr>" for k, v in _headline(r)
         ) + "</table>",
     ]  # fmt: skip
     if r.response_times:
@@ -316,11 +325,11 @@ def render_html(r: HammerDBResult) -> str:
     if r.errors:
         parts += (
             ["<h2 class=bad>Errors</h2><ul>"]
-            + [f"<li>{html.escape(e)}</li>" for e in r.errors]
+            + [f"<li>{_html(e)}</li>" for e in r.errors]
             + ["</ul>"]
         )
     parts += [
-        f"<p class=note>{html.escape(_DISCLAIMER)} Rendered by dbbench on "
+        f"<p class=note>{_html(_DISCLAIMER)} Rendered by dbbench on "
         f"{time.strftime('%Y-%m-%d', time.gmtime(r.created or 0))}.</p></body></html>"
     ]
     return "\n".join(parts) + "\n"

@@ -21,8 +21,9 @@ Choices where the spec is silent (each one documented in docs/metrics.md):
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
+from typing import TypeVar
 
 from dbbench.reports.errors import ReportsError
 
@@ -33,9 +34,15 @@ from dbbench.reports.model import OFFICIAL_SCALE_FACTORS as OFFICIAL_SCALE_FACTO
 from dbbench.reports.model import is_official_scale_factor as is_official_scale_factor
 from dbbench.reports.model import min_streams as min_streams
 
+T = TypeVar("T")
+
 QUERIES = 22
 GIB = 2**30
 SMALL_QUERY_RATIO = 1000
+
+
+#: 10**n for the places :func:`round_half_up` takes its quick way for (each one exact)
+_TENS = tuple(10.0**n for n in range(16))
 
 
 def round_half_up(value: float | Decimal, places: int) -> float:
@@ -44,6 +51,14 @@ def round_half_up(value: float | Decimal, places: int) -> float:
     The value goes through ``repr`` so that a float such as 23.75 is rounded as written,
     not as its nearest binary approximation.
     """
+    if type(value) is float and 0 <= places < len(_TENS):
+        # Away from a tie (the scaled value's fraction not within its own rounding error of
+        # .5), the float and its repr round to the same neighbour, so round() (correctly
+        # rounded) gives the same float as the decimal rounding below, in a third the time.
+        scaled = value * _TENS[places]
+        size = abs(scaled)  # below 4e15: finite, with an exact fraction
+        if size < 4e15 and abs(scaled - math.floor(scaled) - 0.5) > 1e-9 + size * 1e-15:
+            return round(value, places)
     quantum = Decimal(1).scaleb(-places)
     exact = value if isinstance(value, Decimal) else Decimal(repr(float(value)))
     return float(exact.quantize(quantum, rounding=ROUND_HALF_UP))
@@ -114,11 +129,12 @@ def qphh_at_size(power: float, throughput: float) -> float:
     return round_half_up(math.sqrt(power * throughput), 1)
 
 
-def reported_qphh(per_run: Sequence[float]) -> float:
-    """The reported result is the run with the *lower* QphH [SPEC 5.3.2]."""
-    if not per_run:
+def lower_qphh(runs: Sequence[T], qphh: Callable[[T], float]) -> T:
+    """The reported result is the run with the *lower* QphH [SPEC 5.3.2]: the one rule that
+    the report's headline, ``verify`` and the site read."""
+    if not runs:
         raise ReportsError("no run has a QphH@Size to report")
-    return min(per_run)
+    return min(runs, key=qphh)
 
 
 def price_performance(total_price: Decimal, qphh: float) -> Decimal:
@@ -159,11 +175,6 @@ def hms(seconds: float) -> str:
     total = int(Decimal(repr(float(seconds))).quantize(Decimal(1), rounding=ROUND_HALF_UP))
     hours, rest = divmod(total, 3600)
     return f"{hours:02d}:{rest // 60:02d}:{rest % 60:02d}"
-
-
-def whole_seconds(seconds: float) -> int:
-    """Ts as reported: to the nearest second, halves up [SPEC 8.4.4.2]."""
-    return int(round_half_up(seconds, 0))
 
 
 def arithmetic_mean(values: Sequence[float]) -> float:

@@ -13,14 +13,17 @@ spec's official scale factors and minimum stream counts, and the kit's version.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
+import math
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import MISSING, asdict, dataclass, field, fields, is_dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args, get_origin, get_type_hints
+from typing import Any, ClassVar, Literal, TypeVar, get_args, get_origin, get_type_hints
 
-SCHEMA_VERSION = 2
+from dbbench.reports import safeio
+
+SCHEMA_VERSION = 3
 SCHEMA_NAME = "dbbench-result"
 
 #: The files of a run directory (``dbbench run --out DIR``).
@@ -29,6 +32,7 @@ JOURNAL_FILE = "journal.jsonl"
 REPORT_MD_FILE = "report.md"
 REPORT_HTML_FILE = "report.html"
 SUMMARY_FILE = "summary.txt"
+PLANS_FILE = "plans.jsonl.gz"  # the plan of every query as run (:class:`Plans`)
 DUCKDB_FILE = "tpch.duckdb"  # ``--engine duckdb``: the database file inside the run directory
 
 #: Valid scale factors [SPEC 4.1.3]: anything else is not a compliant TPC-H database size.
@@ -73,7 +77,12 @@ def default_streams(scale_factor: float) -> int:
 
 IntervalKind = Literal["query", "rf1", "rf2"]
 Phase = Literal["power", "throughput"]
-Status = Literal["ok", "error", "timeout", "cancelled"]
+Status = Literal["ok", "error", "timeout", "cancelled"]  # of one timed interval
+
+#: The status of a result (and of an o2c probe), one vocabulary for every family: ``complete``
+#: (everything planned was measured), ``partial`` (stopped or broken part-way: what was
+#: measured is kept), ``failed`` (nothing usable was measured).
+ResultStatus = Literal["complete", "partial", "failed"]
 
 
 @dataclass
@@ -92,6 +101,18 @@ class Interval:
     rows: int | None = None  # rows returned (queries) or rows changed (RFs)
     update_set: int | None = None  # RF1/RF2: the update set consumed
     error: str | None = None
+
+    @classmethod
+    def from_event(cls, event: dict[str, Any]) -> Interval:
+        """The interval a journal event records (one of :data:`INTERVAL_EVENTS`: the
+        interval's fields, plus ``event`` and ``run``, left out); ``TypeError`` when a field
+        is missing."""
+        return cls(**{k: v for k, v in event.items() if k in _INTERVAL_FIELDS})
+
+
+_INTERVAL_FIELDS = frozenset(f.name for f in fields(Interval))
+#: The journal's events of a measured interval (``query_end``, ``rf1_end``, ``rf2_end``).
+INTERVAL_EVENTS: tuple[str, ...] = tuple(f"{kind}_end" for kind in get_args(IntervalKind))
 
 
 @dataclass
@@ -218,9 +239,298 @@ class Telemetry:
     engine: dict[str, list[float]] = field(default_factory=dict)  # the engine's own counters
 
 
+#: ``--plans``: none, each query's EXPLAIN, or its plan as executed (an extra untimed pass)
+PlanMode = Literal["off", "explain", "analyze"]
+
+
+#: What differs between two captures of one plan: Q15's view token (``_r<run>_<hex>``),
+#: quoted literals (the stream's parameters), numbers (costs, estimates, times), blank runs.
+_PLAN_VIEW_TOKEN = re.compile(r"_r\d+_[0-9a-f]{6}\b")
+_PLAN_LITERAL = re.compile(r"'(?:[^']|'')*'")
+_PLAN_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:e[+-]?\d+)?", re.IGNORECASE)
+_PLAN_BLANKS = re.compile(r"[ \t]+")
+#: Box-drawing characters (DuckDB's plan boxes: their widths follow the texts inside them).
+_PLAN_BOX = re.compile("[\u2500-\u257f]+")
+
+
+def plan_shape(text: str) -> str:
+    """A plan's text without what changes from one capture of the same plan to the next
+    (box drawing too):
+    equal shapes are the same plan (stated once: the capture hashes it, the gate and the
+    comparisons diff it)."""
+    text = _PLAN_VIEW_TOKEN.sub("", text)
+    text = _PLAN_NUMBER.sub("#", _PLAN_LITERAL.sub("?", text))
+    # blanks squeezed in one pass over the whole text ([ \t] never crosses a line end)
+    text = _PLAN_BLANKS.sub(" ", _PLAN_BOX.sub(" ", text))
+    return "\n".join(line.rstrip() for line in text.splitlines())
+
+
 @dataclass
-class BenchmarkResult:
+class PlanRecord:
+    """The plan of one query of one stream of one run, as run (the same rendered SQL and
+    parameters). Its text is in the run's :data:`PLANS_FILE` under the same keys."""
+
+    run: int
+    stream: int
+    query: int
+    sha256: str | None = None  # of the text; None: the EXPLAIN failed (``error``)
+    shape: str | None = None  # sha256 of the text without literals, numbers and view tokens
+    error: str | None = None
+
+
+@dataclass
+class Plans:
+    """Every query's plan, captured after the measured work (never inside a timed
+    interval): plans are not measurements, and a failed EXPLAIN leaves the run valid."""
+
+    mode: PlanMode = "explain"  # "analyze": an extra untimed pass executed every query
+    file: str = PLANS_FILE  # in the run directory, next to the result
+    seconds: float = 0.0  # how long the capture took (after the last run)
+    records: list[PlanRecord] = field(default_factory=list)
+
+
+@dataclass
+class QueryPass:
+    """One pass of the 22 queries (validation defaults, one session) after the performance
+    runs: ``cold`` right after the engine was reopened (and the page cache dropped, where
+    the kit may), ``hot`` in a row with the engine warm. Not part of the TPC-H metrics."""
+
+    kind: Literal["cold", "hot"]
+    number: int  # 1.. within its kind
+    seconds: dict[str, float] = field(default_factory=dict)  # "Q1" -> seconds (completed)
+    errors: dict[str, str] = field(default_factory=dict)  # "Q1" -> why it failed
+    reopened: bool = False  # the engine was closed and opened again just before
+    page_cache: str = ""  # "dropped", or why not (cold passes)
+
+
+@dataclass
+class Passes:
+    """Cold and hot passes of a study (``--cold``, ``--repetitions N``), never averaged
+    together. ``cold`` says what the cold passes were: ``cold`` (the engine reopened
+    before each), ``warm only`` (the kit cannot restart it: no pass claims to be cold),
+    ``off`` (not asked for)."""
+
+    cold: Literal["cold", "warm only", "off"] = "off"
+    note: str = ""
+    passes: list[QueryPass] = field(default_factory=list)
+
+
+#: Larger than any count, byte size, price or duration a real run records: a number beyond it
+#: in a result file is damage (or a crafted file), refused with one line.
+MAX_MAGNITUDE = 1e18
+#: Deeper than any result the kit writes (a crafted file may nest without end).
+MAX_DEPTH = 64
+
+
+class ResultEnvelope:
+    """What every result family shares: the envelope around the family's own payload.
+
+    The envelope's fields (:data:`ENVELOPE_FIELDS`: the schema name and version, the kit's
+    version, the engine and the system, when it was created, its :data:`ResultStatus`, the
+    errors and the configuration) are declared by each family's dataclass in its own place in
+    the file (so existing files and constructors are unchanged; a test checks every family
+    declares them with these types); the families of o2c users (o2c, mixed), whose files
+    begin alike, declare their common head once (:class:`UsersResult`). This base gives
+    every family the one implementation of writing (atomically, through
+    :mod:`reports.safeio`), reading (once, with one-line errors for damage: not JSON, not
+    UTF-8, nested too deeply, ``NaN``/``Infinity`` or numbers beyond :data:`MAX_MAGNITUDE`)
+    and upgrading from every earlier schema version (:meth:`upgrade_data`, one step per
+    version).
+    """
+
+    #: the family's ``schema`` value, current version, and its name in messages
+    SCHEMA_NAME: ClassVar[str]
+    SCHEMA_VERSION: ClassVar[int]
+    TITLE: ClassVar[str]
+    #: JSON layout of the file: indented (readable) or compact (large columnar payloads)
+    COMPACT: ClassVar[bool] = False
+
+    schema: str
+    schema_version: int
+    kit_version: str
+    engine: EngineInfo
+    system: SystemInfo
+    created: float
+    status: ResultStatus
+    errors: list[str]
+    config: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[call-overload, no-any-return]
+
+    def to_json(self) -> str:
+        if self.COMPACT:
+            return json.dumps(self.to_dict(), separators=(",", ":"))
+        return json.dumps(self.to_dict(), indent=2, sort_keys=False)
+
+    def write(self, path: Path) -> None:
+        """Write atomically (a reader never sees a half-written file); never through a
+        symbolic link or over a device (:func:`reports.safeio.write_text`)."""
+        safeio.write_text(path, self.to_json())
+
+    @classmethod
+    def upgrade_data(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """A parsed file of any earlier schema version, as the current one (a new dict)."""
+        return dict(data)
+
+    def check(self) -> None:
+        """Raise ``ValueError`` (one line) when the values, though of the right types, cannot
+        be a real result of the family (a family overrides it with its own rules)."""
+
+    @classmethod
+    def from_dict(cls: type[E], data: Any) -> E:
+        """The result in a parsed document (any schema version up to the current one)."""
+        return cls._from(data, check_plausible)
+
+    @classmethod
+    def from_parsed(cls: type[E], data: Any) -> E:
+        """:meth:`from_dict` of a document :func:`read_json` or :func:`parse_json` returned
+        (its numbers are checked already: only the depth is)."""
+        return cls._from(data, check_depth)
+
+    @classmethod
+    def _from(cls: type[E], data: Any, check_values: Callable[[Any], None]) -> E:
+        cls._check_envelope(data)
+        check_values(data)
+        result = _build(cls, cls.upgrade_data(data))
+        result.check()
+        return result
+
+    @classmethod
+    def read(cls: type[E], path: Path) -> E:
+        """The result at ``path``, read once."""
+        return cls.from_parsed(read_json(path))
+
+    @classmethod
+    def _check_envelope(cls, data: Any) -> None:
+        if not isinstance(data, dict):
+            raise ValueError(f"not a {cls.TITLE} (a JSON {_json_kind(data)})")
+        if data.get("schema") != cls.SCHEMA_NAME:
+            raise ValueError(f"not a {cls.TITLE} (schema {_shown(data.get('schema'))})")
+        version = data.get("schema_version")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise ValueError(f"{cls.TITLE}: schema_version {_shown(version)} is not a version")
+        if version > cls.SCHEMA_VERSION:
+            raise ValueError(
+                f"{cls.TITLE} schema version {version!r} is newer than this dbbench reads "
+                f"({cls.SCHEMA_VERSION}); upgrade dbbench"
+            )
+
+
+E = TypeVar("E", bound=ResultEnvelope)
+
+#: The envelope's fields, in the order the TPC-H result (the first family) lists them.
+ENVELOPE_FIELDS: tuple[str, ...] = tuple(
+    name for name, hint in ResultEnvelope.__annotations__.items() if "ClassVar" not in str(hint)
+)
+
+
+def read_json(path: Path) -> Any:
+    """The JSON document at ``path``, read once; ``ValueError`` (one line) for anything
+    that is not UTF-8 JSON of a plausible shape: ``NaN``/``Infinity``, a number beyond
+    :data:`MAX_MAGNITUDE` (``1e400``, a 400-digit integer), nesting deeper than
+    :data:`MAX_DEPTH`. ``OSError`` when it cannot be read."""
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("not a dbbench result (not UTF-8 text)") from None
+    if "\x00" in text:
+        raise ValueError("not a dbbench result (binary content)")
+    return parse_json(text)
+
+
+def parse_json(text: str) -> Any:
+    """:func:`read_json` of a text."""
+    try:
+        return json.loads(
+            text,
+            parse_constant=_refuse_constant,
+            parse_float=_plausible_float,
+            parse_int=_plausible_int,
+        )
+    except RecursionError:
+        raise ValueError("not a dbbench result (nested too deeply)") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON (line {exc.lineno}): {exc.msg}") from None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a plausible value")
+
+
+def _plausible_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value) or abs(value) > MAX_MAGNITUDE:
+        raise ValueError(f"{_clip(text)} is not a plausible value")
+    return value
+
+
+def _plausible_int(text: str) -> int:
+    if len(text) > 20:  # beyond any count or byte size (and cheap to reject before int())
+        raise ValueError(f"{_clip(text)} is not a plausible value")
+    value = int(text)
+    if abs(value) > MAX_MAGNITUDE:
+        raise ValueError(f"{_clip(text)} is not a plausible value")
+    return value
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 24 else text[:20] + "..."
+
+
+def check_plausible(data: Any) -> None:
+    """Raise ``ValueError`` for nesting deeper than :data:`MAX_DEPTH` or a number that is
+    not finite or beyond :data:`MAX_MAGNITUDE` anywhere in ``data`` (parsed JSON; for a
+    document not parsed by :func:`parse_json`)."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ValueError("not a dbbench result (nested too deeply)")
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+        elif (
+            isinstance(value, float | int)
+            and not isinstance(value, bool)
+            and (not math.isfinite(value) or abs(value) > MAX_MAGNITUDE)
+        ):
+            raise ValueError(f"{_shown(value)} is not a plausible value")
+
+
+def check_depth(data: Any) -> None:
+    """Raise ``ValueError`` for nesting deeper than :data:`MAX_DEPTH` (level by level: a
+    result's thousands of objects cost a third of what a stack of (value, depth) pairs did)."""
+    level = [data]
+    depth = 0
+    while level:
+        if depth > MAX_DEPTH:
+            raise ValueError("not a dbbench result (nested too deeply)")
+        below: list[Any] = []
+        for value in level:
+            items = value.values() if isinstance(value, dict) else value
+            below.extend([v for v in items if isinstance(v, _CONTAINERS)])
+        level = below
+        depth += 1
+
+
+_CONTAINERS = (dict, list)
+
+
+def _json_kind(value: Any) -> str:
+    names = {list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+@dataclass
+class BenchmarkResult(ResultEnvelope):
     """One benchmark: configuration, environment, the load test and the two runs."""
+
+    SCHEMA_NAME: ClassVar[str] = SCHEMA_NAME
+    SCHEMA_VERSION: ClassVar[int] = SCHEMA_VERSION
+    TITLE: ClassVar[str] = "dbbench result"
 
     scale_factor: float
     streams: int
@@ -231,47 +541,19 @@ class BenchmarkResult:
     schema: str = SCHEMA_NAME
     schema_version: int = SCHEMA_VERSION
     created: float = 0.0
-    status: Literal["complete", "partial", "failed"] = "partial"
+    status: ResultStatus = "partial"
     load: LoadResult | None = None
     runs: list[RunResult] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     compliance: Compliance = field(default_factory=not_evaluated)
     config: dict[str, Any] = field(default_factory=dict)
     telemetry: Telemetry | None = None  # resource samples (issue 14); None: not sampled
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, sort_keys=False)
-
-    def write(self, path: Path) -> None:
-        """Write atomically: a reader never sees a half-written file."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(self.to_json())
-                f.flush()
-                os.fsync(f.fileno())
-            os.chmod(tmp, _default_file_mode())  # mkstemp makes 0600; results are to share
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+    plans: Plans | None = None  # query plans (issue 23); None: not captured (--plans off)
+    passes: Passes | None = None  # a study's cold and hot passes; None: none asked for
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> BenchmarkResult:
-        if data.get("schema") != SCHEMA_NAME:
-            raise ValueError(f"not a dbbench result (schema {data.get('schema')!r})")
-        version = data.get("schema_version")
-        if not isinstance(version, int) or version > SCHEMA_VERSION:
-            raise ValueError(
-                f"result schema version {version!r} is newer than this dbbench reads "
-                f"({SCHEMA_VERSION}); upgrade dbbench"
-            )
-        return _build(cls, upgrade(data))
-
-    @classmethod
-    def read(cls, path: Path) -> BenchmarkResult:
-        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    def upgrade_data(cls, data: dict[str, Any]) -> dict[str, Any]:
+        return upgrade(data)
 
 
 def upgrade(data: dict[str, Any]) -> dict[str, Any]:
@@ -280,6 +562,9 @@ def upgrade(data: dict[str, Any]) -> dict[str, Any]:
     Version 1 -> 2: ``compliance.reasons`` were English sentences; they become reasons with
     the code ``v1-text`` (the sentence kept as the fact ``text``; "not evaluated" becomes
     ``not-evaluated``). ``validation`` was never written by any dbbench and is dropped.
+
+    Version 2 -> 3: ``plans`` (the query plans a run captured) and ``passes`` (a study's cold
+    and hot passes); a version 2 result has neither.
     """
     data = dict(data)
     if data.get("schema_version") == 1:
@@ -294,17 +579,41 @@ def upgrade(data: dict[str, Any]) -> dict[str, Any]:
             data["compliance"] = compliance
         data.pop("validation", None)
         data["schema_version"] = 2
+    if data.get("schema_version") == 2:
+        data["plans"] = None
+        data["passes"] = None
+        data["schema_version"] = 3
     return data
 
 
-def _default_file_mode() -> int:
-    """0666 less the process umask: the mode an ordinary ``open(path, "w")`` would give."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
 T = TypeVar("T")
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    """A dataclass's resolved field types, once per class (resolving them is most of the
+    time of reading a result)."""
+    found = _HINTS.get(cls)
+    if found is None:
+        found = _HINTS[cls] = get_type_hints(cls)
+    return found
+
+
+_PLANS: dict[type, list[tuple[str, Any, bool]]] = {}
+
+
+def _plan(cls: type) -> list[tuple[str, Any, bool]]:
+    """A dataclass's fields as (name, resolved type, required), once per class."""
+    found = _PLANS.get(cls)
+    if found is None:
+        hints = _hints(cls)
+        found = _PLANS[cls] = [
+            (f.name, hints[f.name], f.default is MISSING and f.default_factory is MISSING)
+            for f in fields(cls)
+        ]
+    return found
 
 
 def _build(cls: type[T], data: dict[str, Any], where: str = "") -> T:
@@ -313,14 +622,13 @@ def _build(cls: type[T], data: dict[str, Any], where: str = "") -> T:
     field (``probes[0].users: expected an integer, got 'a'``), never a crash further on."""
     if not isinstance(data, dict):
         raise ValueError(f"{where or 'the file'}: expected an object, got {_shown(data)}")
-    hints = get_type_hints(cls)
     kwargs: dict[str, Any] = {}
     missing = []
-    for f in fields(cls):  # type: ignore[arg-type]
-        if f.name in data:
-            kwargs[f.name] = _convert(hints[f.name], data[f.name], _join(where, f.name))
-        elif f.default is MISSING and f.default_factory is MISSING:
-            missing.append(f.name)
+    for name, hint, required in _plan(cls):
+        if name in data:
+            kwargs[name] = _convert(hint, data[name], _join(where, name))
+        elif required:
+            missing.append(name)
     if missing:
         raise ValueError(f"{where or 'the file'}: missing field(s) {', '.join(missing)}")
     return cls(**kwargs)
@@ -343,33 +651,57 @@ _SCALARS: dict[Any, tuple[str, tuple[type, ...]]] = {
 }
 
 
+#: the exact types a list of scalars may hold unconverted
+_EXACT: dict[Any, frozenset[type]] = {
+    str: frozenset({str}),
+    int: frozenset({int}),
+    float: frozenset({int, float}),
+}
+
+_SHAPES: dict[int, tuple[Any, tuple[Any, ...], tuple[Any, ...], bool, Any]] = {}
+
+
+def _shape(tp: Any) -> tuple[Any, tuple[Any, ...], tuple[Any, ...], bool, Any]:
+    """``tp``'s origin, arguments, its arguments but None, and whether it is a dataclass:
+    once per type (asked for every value of a result; keyed by identity, as hashing a union
+    is slow, and checked against ``tp`` itself, the last item)."""
+    found = _SHAPES.get(id(tp))
+    if found is None or found[4] is not tp:
+        args = get_args(tp)
+        inner = tuple(a for a in args if a is not type(None))
+        found = _SHAPES[id(tp)] = (get_origin(tp), args, inner, is_dataclass(tp), tp)
+    return found
+
+
 def _convert(tp: Any, value: Any, where: str) -> Any:
+    origin, targs, optional, dataclass_type, _ = _shape(tp)
     if value is None:
-        if tp is Any or type(None) in get_args(tp):
+        if tp is Any or type(None) in targs:
             return None
         raise ValueError(f"{where}: expected a value, got null")
-    origin = get_origin(tp)
     if origin is list:
         if not isinstance(value, list):
             raise ValueError(f"{where}: expected a list, got {_shown(value)}")
-        (inner,) = get_args(tp)
+        (inner,) = targs
+        exact = _EXACT.get(inner)
+        if exact is not None and all(type(v) in exact for v in value):
+            return list(value)  # a list of plain numbers or strings: nothing to convert
         return [_convert(inner, v, f"{where}[{i}]") for i, v in enumerate(value)]
     if origin is dict:
         if not isinstance(value, dict):
             raise ValueError(f"{where}: expected an object, got {_shown(value)}")
-        _, inner = get_args(tp)
+        _, inner = targs
         return {k: _convert(inner, v, f"{where}.{k}") for k, v in value.items()}
     if origin is Literal:
-        if value not in get_args(tp):
-            allowed = ", ".join(map(str, get_args(tp)))
+        if value not in targs:
+            allowed = ", ".join(map(str, targs))
             raise ValueError(f"{where}: expected one of {allowed}, got {_shown(value)}")
         return value
-    args = [a for a in get_args(tp) if a is not type(None)]
-    if args:  # X | None
-        (inner,) = args
+    if optional:  # X | None
+        (inner,) = optional
         return _convert(inner, value, where)
-    if is_dataclass(tp):
-        return _build(tp, value, where)  # type: ignore[arg-type]
+    if dataclass_type:
+        return _build(tp, value, where)
     if tp in _SCALARS:
         what, types = _SCALARS[tp]
         if (isinstance(value, bool) and tp is not bool) or not isinstance(value, types):
@@ -382,7 +714,7 @@ def _convert(tp: Any, value: Any, where: str) -> Any:
 
 # -- o2c: the SD-like order-to-cash dialog workload (a result family of its own) ---------------
 O2C_SCHEMA_NAME = "dbbench-o2c-result"
-O2C_SCHEMA_VERSION = 1
+O2C_SCHEMA_VERSION = 2  # 2: ``status`` (derived from the probes; version 1 files lack it)
 
 
 @dataclass
@@ -402,6 +734,16 @@ class O2CSteps:
     db: list[float] = field(default_factory=list)
     ok: list[int] = field(default_factory=list)  # 1 done, 0 failed
 
+    def check(self, where: str) -> None:
+        """Raise ``ValueError`` naming ``where`` when the columns cannot be measured steps."""
+        columns = (self.step, self.user, self.due, self.wait, self.db, self.ok)
+        if len({len(c) for c in columns}) > 1:
+            raise ValueError(f"{where}: the columns differ in length")
+        if any(v < 0 for v in self.wait) or any(v < 0 for v in self.db):
+            raise ValueError(f"{where}: a negative step time")
+        if any(v < 0 for v in self.user) or any(not 0 <= v <= 99 for v in self.step):
+            raise ValueError(f"{where}: a negative user or an unknown step")
+
 
 @dataclass
 class O2CProbe:
@@ -416,7 +758,7 @@ class O2CProbe:
     window_start: float  # seconds since start: the steady-state window alone is measured
     window_end: float
     end: float
-    status: Literal["complete", "partial", "failed"] = "partial"
+    status: ResultStatus = "partial"
     logged_on: int = 0
     steps: O2CSteps = field(default_factory=O2CSteps)
     errors: list[str] = field(default_factory=list)
@@ -441,66 +783,144 @@ class O2CProbe:
     #: round-robin: user ``u`` worked on node ``u % len(nodes)``; empty for one database
     nodes: list[str] = field(default_factory=list)
 
+    def complete_steps(self, folder: Path) -> None:
+        """Read the steps from the journal file in ``folder`` when the probe has none (a
+        driver that died before writing them left them there); a journal that is a symbolic
+        link is not followed."""
+        if self.steps_journal and not self.steps.step:
+            journal = folder / Path(self.steps_journal).name
+            if journal.is_file() and not journal.is_symlink():
+                self.steps = _read_journal(journal)
+
+
+def combined_status(statuses: Iterable[str]) -> ResultStatus:
+    """The status of a result made of parts (an o2c result's probes, a mixed result's
+    points) from theirs: ``complete`` when every part is, ``failed`` when there is none or
+    every one failed, ``partial`` otherwise."""
+    seen = list(statuses)
+    if seen and all(st == "complete" for st in seen):
+        return "complete"
+    if not seen or all(st == "failed" for st in seen):
+        return "failed"
+    return "partial"
+
+
+def o2c_status(probes: list[O2CProbe]) -> ResultStatus:
+    """An o2c result's status, from its probes' (:func:`combined_status`)."""
+    return combined_status(p.status for p in probes)
+
 
 @dataclass
-class O2CResult:
-    """An o2c ``run`` (one probe), ``search`` (every probe it made), ``scale`` (a scaling
-    study: one probe per user count of a series) or ``nodes`` (an SD-Parallel-style node
-    study: per cluster size, the run at the user count its search found)."""
+class UsersResult(ResultEnvelope):
+    """What the families of simulated o2c users share (:class:`O2CResult`, the mixed
+    result): the head of the file, in its order (the kind, the engine, the system, the kit,
+    the scale factor, the seed, the response-time limit, the schema), then each family's
+    measured parts (its own fields, declared by the family after its ``kind``). The status
+    is derived from the parts whenever the result is written (:func:`combined_status`), and
+    the o2c steps a driver left in journal files are read back when it is read."""
 
-    kind: Literal["run", "search", "scale", "nodes"]
+    COMPACT: ClassVar[bool] = True
+
+    kind: str
     engine: EngineInfo
     system: SystemInfo
     kit_version: str
     scale_factor: float
     seed: int
     rt_limit: float
-    schema: str = O2C_SCHEMA_NAME
-    schema_version: int = O2C_SCHEMA_VERSION
+    schema: str = ""  # the family's SCHEMA_NAME, filled in when constructed
+    schema_version: int = 0  # likewise its SCHEMA_VERSION (a file read is upgraded to it)
     created: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.schema = self.schema or self.SCHEMA_NAME
+        self.schema_version = self.schema_version or self.SCHEMA_VERSION
+
+    def parts_status(self) -> ResultStatus:
+        """The status the parts make (each family says which its parts are)."""
+        raise NotImplementedError
+
+    def o2c_probes(self) -> list[O2CProbe]:
+        """The o2c probes among the parts (their steps may be in journal files)."""
+        raise NotImplementedError
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        data["status"] = self.parts_status()
+        return data
+
+    def check(self) -> None:
+        if self.rt_limit <= 0:
+            raise ValueError(f"rt_limit: {self.rt_limit!r} is not a response-time limit")
+
+    @classmethod
+    def read(cls: type[U], path: Path) -> U:
+        """The result, its o2c steps completed from the journal files beside it."""
+        result = cls.from_parsed(read_json(path))
+        result.complete_steps(path.parent)
+        return result
+
+    def complete_steps(self, folder: Path) -> None:
+        """Every o2c probe's steps from its journal file in ``folder`` where the result has
+        none (:meth:`O2CProbe.complete_steps`: the driver died before writing them; a
+        symbolic link is not followed), then the result checked."""
+        for probe in self.o2c_probes():
+            probe.complete_steps(folder)
+        self.check()
+
+
+U = TypeVar("U", bound=UsersResult)
+
+
+@dataclass
+class O2CResult(UsersResult):
+    """An o2c ``run`` (one probe), ``search`` (every probe it made), ``scale`` (a scaling
+    study: one probe per user count of a series) or ``nodes`` (an SD-Parallel-style node
+    study: per cluster size, the run at the user count its search found)."""
+
+    SCHEMA_NAME: ClassVar[str] = O2C_SCHEMA_NAME
+    SCHEMA_VERSION: ClassVar[int] = O2C_SCHEMA_VERSION
+    TITLE: ClassVar[str] = "dbbench o2c result"
+
+    kind: Literal["run", "search", "scale", "nodes"]
     probes: list[O2CProbe] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     config: dict[str, Any] = field(default_factory=dict)
+    #: derived from the probes whenever the result is written (:func:`o2c_status`)
+    status: ResultStatus = "partial"
 
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"))
+    def parts_status(self) -> ResultStatus:
+        return o2c_status(self.probes)
 
-    def write(self, path: Path) -> None:
-        """Atomically, like :meth:`BenchmarkResult.write`."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(self.to_json())
-                f.flush()
-                os.fsync(f.fileno())
-            os.chmod(tmp, _default_file_mode())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+    def o2c_probes(self) -> list[O2CProbe]:
+        return self.probes
+
+    def check(self) -> None:
+        super().check()
+        for n, p in enumerate(self.probes):
+            where = f"probes[{n}]"
+            if p.work_processes < 1:
+                raise ValueError(f"{where}.work_processes: must be at least 1")
+            if p.users < 0 or p.think < 0 or p.rampup < 0:
+                raise ValueError(f"{where}: users, think and rampup must not be negative")
+            if p.window_end < p.window_start:
+                raise ValueError(f"{where}: window_end is before window_start")
+            p.steps.check(f"{where}.steps")
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> O2CResult:
-        if data.get("schema") != O2C_SCHEMA_NAME:
-            raise ValueError(f"not a dbbench o2c result (schema {data.get('schema')!r})")
-        version = data.get("schema_version")
-        if not isinstance(version, int) or version > O2C_SCHEMA_VERSION:
-            raise ValueError(
-                f"o2c result schema version {version!r} is newer than this dbbench reads "
-                f"({O2C_SCHEMA_VERSION}); upgrade dbbench"
+    def upgrade_data(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 -> 2: ``status`` added, derived from the probes' statuses."""
+        data = dict(data)
+        if data.get("schema_version") == 1:
+            probes = data.get("probes")
+            statuses = (
+                [p.get("status", "partial") for p in probes if isinstance(p, dict)]
+                if (isinstance(probes, list))
+                else []
             )
-        return _build(cls, data)
-
-    @classmethod
-    def read(cls, path: Path) -> O2CResult:
-        result = cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
-        for probe in result.probes:
-            if probe.steps_journal and not probe.steps.step:
-                journal = path.parent / Path(probe.steps_journal).name
-                if journal.is_file():
-                    probe.steps = _read_journal(journal)
-        return result
+            data["status"] = combined_status(statuses)
+            data["schema_version"] = 2
+        return data
 
 
 O2C_JOURNAL_COLUMNS = ("step", "user", "due", "wait", "db", "ok")
@@ -517,6 +937,8 @@ def _read_journal(path: Path) -> O2CSteps:
             row = (int(step), int(user), float(due), float(wait), float(db), int(ok))
         except ValueError:
             continue
+        if not all(math.isfinite(v) and abs(v) <= MAX_MAGNITUDE for v in row):
+            continue  # damage, not a measurement
         steps.step.append(row[0])
         steps.user.append(row[1])
         steps.due.append(row[2])
@@ -576,8 +998,12 @@ class HammerDBQueryTime:
 
 
 @dataclass
-class HammerDBResult:
+class HammerDBResult(ResultEnvelope):
     """A HammerDB TPROC-C or TPROC-H job. ``settings`` never carries a password."""
+
+    SCHEMA_NAME: ClassVar[str] = HAMMERDB_SCHEMA_NAME
+    SCHEMA_VERSION: ClassVar[int] = HAMMERDB_SCHEMA_VERSION
+    TITLE: ClassVar[str] = "dbbench HammerDB result"
 
     benchmark: HammerDBBenchmark
     jobid: str
@@ -590,7 +1016,7 @@ class HammerDBResult:
     schema_version: int = HAMMERDB_SCHEMA_VERSION
     created: float = 0.0
     timestamp: str = ""  # HammerDB's job timestamp
-    status: Literal["complete", "failed"] = "failed"
+    status: ResultStatus = "failed"  # a job is complete or failed (never partial)
     source: str = "run"  # run | hammer.DB | job-report
     config: dict[str, Any] = field(default_factory=dict)  # warehouses, virtual_users, ...
     settings: dict[str, dict[str, str]] = field(default_factory=dict)  # HammerDB's dict
@@ -607,50 +1033,5 @@ class HammerDBResult:
     total_query_seconds: float | None = None
     errors: list[str] = field(default_factory=list)
 
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, sort_keys=False)
-
-    def write(self, path: Path) -> None:
-        """Write atomically, as :meth:`BenchmarkResult.write` does."""
-        _write_atomic(path, self.to_json())
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> HammerDBResult:
-        if data.get("schema") != HAMMERDB_SCHEMA_NAME:
-            raise ValueError(f"not a dbbench HammerDB result (schema {data.get('schema')!r})")
-        version = data.get("schema_version")
-        if not isinstance(version, int) or version > HAMMERDB_SCHEMA_VERSION:
-            raise ValueError(
-                f"HammerDB result schema version {version!r} is newer than this dbbench reads "
-                f"({HAMMERDB_SCHEMA_VERSION}); upgrade dbbench"
-            )
-        return _build(cls, data)
-
-    @classmethod
-    def read(cls, path: Path) -> HammerDBResult:
-        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
-
 
 AnyResult = BenchmarkResult | HammerDBResult
-
-
-def read_any_result(data: dict[str, Any]) -> AnyResult:
-    """A result of any type of the family, chosen by its ``schema`` field."""
-    if data.get("schema") == HAMMERDB_SCHEMA_NAME:
-        return HammerDBResult.from_dict(data)
-    return BenchmarkResult.from_dict(data)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, _default_file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from markupsafe import escape
 
 from dbbench.reports.chart import value_axis
+from dbbench.reports.escape import html as html_text
 from dbbench.reports.model import O2CProbe
 
 W, H = 640, 260
@@ -48,12 +49,11 @@ def _frame(
         out.append(
             f'<text x="{L - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="10">{_fmt(t)}</text>'
         )
-    for i in range(6):
-        v = xmax * i / 5
+    for v in x_ticks(xmax):  # round values, each inside the plot
         x = _x(v, 0, xmax)
         out.append(
             f'<text x="{x:.1f}" y="{H - B + 14}" text-anchor="middle" font-size="10">'
-            f"{_fmt(round(v, 2))}</text>"
+            f"{v:,.10g}</text>"
         )
     out.append(
         f'<text x="{W / 2}" y="{H - 6}" text-anchor="middle" font-size="11">{escape(xlabel)}</text>'
@@ -65,9 +65,26 @@ def _frame(
     return out
 
 
+def x_ticks(xmax: float) -> list[float]:
+    """Round tick values (1, 2, 2.5, 5 x 10^k steps) from 0 to at most ``xmax``."""
+    if not xmax > 0:
+        return [0.0]
+    return [t for t in value_axis(xmax).ticks if t <= xmax + 1e-9]
+
+
 def _polyline(points: Sequence[tuple[float, float]], xmax: float, ytop: float, style: str) -> str:
     pts = " ".join(f"{_x(x, 0, xmax):.1f},{_y(y, ytop):.1f}" for x, y in points)
     return f'<polyline fill="none" {style} points="{pts}"/>'
+
+
+def dot(cx: float, cy: float, ok: bool, title: str) -> str:
+    """A measured point at (``cx``, ``cy``): filled when it passed, open when it did not,
+    ``title`` (escaped here) shown on hover."""
+    fill = "black" if ok else "white"
+    return (
+        f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4" fill="{fill}" stroke="black">'
+        f"<title>{html_text(title)}</title></circle>"
+    )
 
 
 def timeline_svg(
@@ -100,8 +117,8 @@ def timeline_svg(
     steps.append((xmax, len(logons) * axis.top / users))
     out.append(_polyline(steps, xmax, axis.top, 'stroke="#555" stroke-dasharray="4 3"'))
     out.append(
-        f'<text x="{W - R + 4}" y="{_y(axis.top, axis.top) + 4:.1f}" font-size="10">'
-        f"{users:,} users</text>"
+        f'<text x="{W - R - 4}" y="{_y(axis.top, axis.top) + 12:.1f}" font-size="10" '
+        f'text-anchor="end">{users:,} users</text>'
     )
     out.append("</svg>")
     return "\n".join(out)
@@ -141,18 +158,31 @@ def histogram_svg(rts: list[float], limit: float) -> str:
     return "\n".join(out)
 
 
-def search_svg(points: list[tuple[int, float, bool]], limit: float) -> str:
-    """Average dialog RT against users (filled: pass, open: fail) and the limit line."""
+def search_svg(
+    points: list[tuple[int, float, bool]],
+    limit: float,
+    p90: Sequence[float] = (),
+    p99: Sequence[float] = (),
+) -> str:
+    """Average dialog RT against users (filled: pass, open: fail), the limit line, and the
+    p90 and p99 beside the average (in the order of ``points``)."""
     if not points:
         return ""
-    pts = sorted(points)
+    order = sorted(range(len(points)), key=lambda i: points[i])
+    pts = [points[i] for i in order]
+    extra = {
+        name: [(points[i][0], vals[i]) for i in order if not math.isnan(vals[i])]
+        for name, vals in (("p90", p90), ("p99", p99))
+        if len(vals) == len(points)
+    }
     xmax = max(p[0] for p in pts) * 1.1
     finite = [p[1] for p in pts if not math.isnan(p[1])]
+    finite += [v for line in extra.values() for _, v in line]
     axis = value_axis(max([limit, *finite]))
     out = _frame(
-        "Average dialog response time against users",
+        "Dialog response time (avg; p90, p99 dashed) against users",
         "users",
-        "avg dialog RT, s",
+        "dialog RT, s",
         xmax,
         axis.top,
         axis.ticks,
@@ -162,17 +192,25 @@ def search_svg(points: list[tuple[int, float, bool]], limit: float) -> str:
         f'<line x1="{L}" y1="{yl:.1f}" x2="{W - R}" y2="{yl:.1f}" stroke="red" '
         'stroke-dasharray="6 3"/>'
     )
-    out.append(f'<text x="{W - R + 2}" y="{yl + 4:.1f}" font-size="10" fill="red">limit</text>')
+    out.append(
+        f'<text x="{W - R - 4}" y="{yl - 4:.1f}" font-size="10" fill="red" '
+        'text-anchor="end">limit</text>'
+    )
     out.append(
         _polyline([(u, r) for u, r, _ in pts if not math.isnan(r)], xmax, axis.top, 'stroke="#999"')
     )
+    for name, line in extra.items():
+        dash = "2 2" if name == "p90" else "6 2"
+        out.append(_polyline(line, xmax, axis.top, f'stroke="#555" stroke-dasharray="{dash}"'))
+        if line:
+            u, v = line[-1]
+            out.append(
+                f'<text x="{_x(u, 0, xmax) - 6:.1f}" y="{_y(v, axis.top) - 4:.1f}" '
+                f'font-size="9" text-anchor="end">{name}</text>'
+            )
     for u, r, ok in pts:
         if math.isnan(r):
             continue
-        fill = "black" if ok else "white"
-        out.append(
-            f'<circle cx="{_x(u, 0, xmax):.1f}" cy="{_y(r, axis.top):.1f}" r="4" fill="{fill}" '
-            f'stroke="black"><title>{u:,} users: {r:.3f} s</title></circle>'
-        )
+        out.append(dot(_x(u, 0, xmax), _y(r, axis.top), ok, f"{u:,} users: {r:.3f} s"))
     out.append("</svg>")
     return "\n".join(out)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from markupsafe import escape
 
+from dbbench.reports import escape as esc
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.model import O2CResult
 from dbbench.reports.o2c_metrics import DISCLAIMER, RATING_NAME, summarize_result
@@ -147,8 +148,9 @@ def render_landscape(results: list[tuple[str, O2CResult]], fmt: str = "text") ->
     if fmt == "md":
         lines = [f"# {title}", "", note, "", "| " + " | ".join(HEADER) + " |"]
         lines.append("|" + "---|" * len(HEADER))
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        lines += ["| " + " | ".join(map(esc.markdown, r)) + " |" for r in rows]
         return "\n".join(lines) + "\n"
+    rows = [[esc.terminal(c) for c in r] for r in rows]
     table = [HEADER, *rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(HEADER))]
     lines = [title.upper(), "", note, ""]

@@ -39,6 +39,64 @@ DISCLAIMER = (
 )
 #: Above this relative gap between implied and configured think time the driver lagged.
 THINK_TOLERANCE = 0.05
+#: The SAP SD benchmark's rule: at least 15 minutes of high load; shorter windows are
+#: labelled "short window, not SD-like".
+SD_WINDOW = 900.0
+#: The step-mix check: every step's share of the window's dialog steps must be within this
+#: relative distance of the nominal 1/15 (or within :data:`MIX_SLACK_STEPS` steps of its
+#: nominal count, for small windows); otherwise the probe is invalid.
+MIX_TOLERANCE = 0.25
+MIX_SLACK_STEPS = 3
+#: The steps that complete a business document: order (VA01), delivery (VL01N), goods
+#: issue (VL02N) and invoice (VF01).
+DOCUMENT_STEPS = (4, 6, 11, 15)
+#: Above this share of the response time, one part of it is named as the bottleneck.
+BOTTLENECK_SHARE = 0.5
+#: Above this share of the host's CPUs busy with neither the driver nor the server, the
+#: result warns that other work on the host may have disturbed it.
+HOST_OTHER_WARN = 0.10
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The response-time limits a probe must meet: the average (SD's rule), optional
+    percentiles (p90, p99) over all the window's dialog steps, and optional averages per
+    transaction (VA01, ...)."""
+
+    avg: float
+    p90: float | None = None
+    p99: float | None = None
+    per_transaction: dict[str, float] = field(default_factory=dict)
+
+    def config(self) -> dict[str, object]:
+        """The limits beyond the average, as a result's ``config`` records them."""
+        return {
+            "rt_p90": self.p90,
+            "rt_p99": self.p99,
+            "rt_limit_transaction": dict(self.per_transaction),
+        }
+
+    def text(self) -> str:
+        parts = [f"avg {self.avg:g} s"]
+        parts += [f"{k} {v:g} s" for k, v in (("p90", self.p90), ("p99", self.p99)) if v]
+        parts += [f"{t} avg {v:g} s" for t, v in self.per_transaction.items()]
+        return ", ".join(parts)
+
+
+def limits_of(result: O2CResult) -> Limits:
+    """The limits a result was judged by (``rt_limit`` and its config's extra limits)."""
+    c = result.config
+    tx = c.get("rt_limit_transaction") or {}
+    return Limits(
+        result.rt_limit,
+        _positive(c.get("rt_p90")),
+        _positive(c.get("rt_p99")),
+        {str(k): float(v) for k, v in tx.items()} if isinstance(tx, dict) else {},
+    )
+
+
+def _positive(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and value > 0 else None
 
 
 def closed_loop_steps_per_hour(users: float, think: float, rt: float) -> float:
@@ -66,6 +124,9 @@ def percentile(sorted_values: list[float], p: float) -> float:
 
 @dataclass
 class RtStats:
+    """Response times of a set of steps, seconds: how many, their average, percentiles
+    (nearest rank, :func:`percentile`) and maximum; NaN where there are none."""
+
     count: int
     avg: float
     p50: float
@@ -76,10 +137,11 @@ class RtStats:
 
     @classmethod
     def of(cls, values: list[float]) -> RtStats:
+        if not values:
+            return cls(0, math.nan, math.nan, math.nan, math.nan, math.nan, math.nan)
         v = sorted(values)
-        avg = sum(v) / len(v) if v else math.nan
         p50, p90, p95, p99 = (percentile(v, p) for p in (50, 90, 95, 99))
-        return cls(len(v), avg, p50, p90, p95, p99, v[-1] if v else math.nan)
+        return cls(len(v), sum(v) / len(v), p50, p90, p95, p99, v[-1])
 
 
 @dataclass
@@ -119,18 +181,43 @@ class ProbeSummary:
     #: (not necessarily the database) limits the users; raise --work-processes to see
     pool_utilisation: float = math.nan
     role: str = "probe"  # or "confirmation" (a search's full-length run at its result)
+    #: each loop step's (1..15) share of the window's dialog steps (nominal 1/15 each)
+    step_mix: dict[int, float] = field(default_factory=dict)
+    documents: int = 0  # completed document steps (order, delivery, goods issue, invoice)
+    sd_like: bool = False  # the window is at least SD's 15 minutes
+    #: where the average response time went: waiting for a work process (less the
+    #: driver's own lag), the database call, the driver's lag (its median)
+    rt_pool_wait: float = math.nan
+    rt_driver_lag: float = math.nan
+    bottleneck: str = ""  # "work-process wait", "database" or "driver lag"
+    #: the host's CPU busy with neither the driver nor the (measured) server, as a share
+    #: of all host CPUs in the window (None: not measured)
+    host_other_busy: float | None = None
 
 
-def summarize(probe: O2CProbe, rt_limit: float, bucket: float = 0.0) -> ProbeSummary:
-    """Everything a report shows about one probe, from its raw steps."""
+def measured_end(probe: O2CProbe) -> float:
+    """The end of the window really measured: the planned end of a complete probe; for a
+    stopped or killed one, no later than its last recorded step."""
+    w1 = probe.window_end
+    if probe.status == "complete":
+        return w1
     s = probe.steps
-    w0, w1 = probe.window_start, probe.window_end
+    last = max((s.due[i] + s.wait[i] + s.db[i] for i in range(len(s.step))), default=0.0)
+    return max(probe.window_start, min(w1, last))
+
+
+def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) -> ProbeSummary:
+    """Everything a report shows about one probe, from its raw steps; every per-hour figure
+    is a rate over the window as really measured (:func:`measured_end`)."""
+    limits = rt_limit if isinstance(rt_limit, Limits) else Limits(rt_limit)
+    rt_limit = limits.avg
+    s = probe.steps
+    w0, w1 = probe.window_start, measured_end(probe)
     window = max(w1 - w0, 1e-9)
     rts: list[float] = []
     waits: list[float] = []
     dbs: list[float] = []
     by_step: dict[int, list[float]] = {}
-    invoices = 0
     errors = 0
     for i in range(len(s.step)):
         if not s.ok[i]:
@@ -145,9 +232,8 @@ def summarize(probe: O2CProbe, rt_limit: float, bucket: float = 0.0) -> ProbeSum
         waits.append(s.wait[i])
         dbs.append(s.db[i])
         by_step.setdefault(step, []).append(rt)
-        if step == STEPS_PER_LOOP:
-            invoices += 1
     n = len(rts)
+    counts = {k: len(by_step.get(k, [])) for k in range(1, STEPS_PER_LOOP + 1)}
     avg = sum(rts) / n if n else math.nan
     sph = n * 3600.0 / window
     reasons: list[str] = []
@@ -157,10 +243,9 @@ def summarize(probe: O2CProbe, rt_limit: float, bucket: float = 0.0) -> ProbeSum
         reasons.append(f"{errors} dialog steps failed")
     if not n:
         reasons.append("no dialog step completed in the steady-state window")
-    elif avg > rt_limit:
-        reasons.append(
-            f"average dialog response time {avg:.3f} s is above the limit {rt_limit:g} s"
-        )
+    else:
+        reasons += _limit_reasons(limits, RtStats.of(rts), by_step)
+        reasons += mix_reasons(counts)
     z = implied_think(probe.users, sph, avg) if n else math.nan
     warnings: list[str] = []
     if n and probe.think > 0 and abs(z - probe.think) > THINK_TOLERANCE * probe.think:
@@ -170,14 +255,44 @@ def summarize(probe: O2CProbe, rt_limit: float, bucket: float = 0.0) -> ProbeSum
             "time, or the load was still changing (response times count any driver lag, "
             "so this does not invalidate the run)"
         )
-    loop = STEPS_PER_LOOP * probe.think
-    if n and loop > 0 and window < loop:
+    if window < SD_WINDOW:
         warnings.append(
-            f"the steady window ({window:.0f} s) is shorter than one order-to-cash loop "
-            f"({STEPS_PER_LOOP} steps x {probe.think:g} s think = {loop:.0f} s): few or no "
-            "orders complete inside it, so line items/h and orders/h understate; dialog "
-            "steps/h and the response time are unaffected (a longer --steady fixes it)"
+            f"short window, not SD-like: {window:.0f} s measured, the SAP SD benchmark "
+            f"requires at least {SD_WINDOW / 60:.0f} minutes of high load"
         )
+    avg_wait = sum(waits) / n if n else math.nan
+    avg_db = sum(dbs) / n if n else math.nan
+    lag = probe.driver_lag_p50 or 0.0
+    pool_wait = max(0.0, avg_wait - lag) if n else math.nan
+    bottleneck = ""
+    if n and avg > 0:
+        parts = {"work-process wait": pool_wait, "database": avg_db, "driver lag": lag}
+        bottleneck = max(parts, key=lambda k: parts[k])
+        if pool_wait > BOTTLENECK_SHARE * avg:
+            warnings.append(
+                f"the response time is mostly waiting for a work process: {pool_wait:.3f} "
+                f"of {avg:.3f} s with {probe.work_processes} work processes (the database "
+                f"took {avg_db:.3f} s): the pool, not the database, limits this figure; "
+                "raise --work-processes (or search with --work-processes auto)"
+            )
+        elif lag > BOTTLENECK_SHARE * avg:
+            warnings.append(
+                f"the response time is mostly the driver's own lag ({lag:.3f} of {avg:.3f} s): "
+                "the driver host, not the database, limits this figure"
+            )
+    documents = sum(counts[k] for k in DOCUMENT_STEPS)
+    server_busy = _share(probe.server_cpu_seconds, window, probe.host_cpus)
+    driver_busy = _share(probe.driver_cpu_seconds, window, probe.host_cpus)
+    other = None
+    if probe.host_cpu_busy is not None and driver_busy is not None:
+        other = max(0.0, probe.host_cpu_busy - driver_busy - (server_busy or 0.0))
+        if other > HOST_OTHER_WARN:
+            warnings.append(
+                f"{other:.0%} of the host's CPU in the window is not attributable to the "
+                "driver"
+                + ("" if server_busy is None else " or the database server")
+                + " (other work on this host): the figures may be disturbed"
+            )
     per_tx = {
         t: RtStats.of([v for st in steps for v in by_step.get(st, [])])
         for t, steps in TRANSACTION_STEPS.items()
@@ -191,11 +306,13 @@ def summarize(probe: O2CProbe, rt_limit: float, bucket: float = 0.0) -> ProbeSum
         steps=n,
         errors=errors,
         avg_rt=avg,
-        avg_wait=sum(waits) / n if n else math.nan,
-        avg_db=sum(dbs) / n if n else math.nan,
+        avg_wait=avg_wait,
+        avg_db=avg_db,
         steps_per_hour=sph,
-        line_items_per_hour=invoices * LINES_PER_ORDER * 3600.0 / window,
-        orders_per_hour=invoices * 3600.0 / window,
+        # one document step of the four completes a 5-line order's stage: line items fully
+        # processed per hour = 5 x the document steps / 4
+        line_items_per_hour=documents * LINES_PER_ORDER / len(DOCUMENT_STEPS) * 3600.0 / window,
+        orders_per_hour=counts[DOCUMENT_STEPS[0]] * 3600.0 / window,
         rating=rating(sph),
         implied_think=z,
         rt_limit=rt_limit,
@@ -208,14 +325,68 @@ def summarize(probe: O2CProbe, rt_limit: float, bucket: float = 0.0) -> ProbeSum
         throughput=throughput_series(probe, bucket or max(1.0, round(probe.end / 60.0))),
         driver_cpu_ms_per_step=(cpu * 1000.0 / n) if cpu is not None and n else None,
         host_cpu_busy=probe.host_cpu_busy,
-        server_cpu_busy=_share(probe.server_cpu_seconds, window, probe.host_cpus),
-        driver_cpu_busy=_share(cpu, window, probe.host_cpus),
+        server_cpu_busy=server_busy,
+        driver_cpu_busy=driver_busy,
         driver_lag_p50=probe.driver_lag_p50,
         driver_lag_p99=probe.driver_lag_p99,
         driver_lag_max=probe.driver_lag_max,
-        pool_utilisation=sum(dbs) / (probe.work_processes * window) if n else math.nan,
+        pool_utilisation=(
+            sum(dbs) / (probe.work_processes * window)
+            if n and probe.work_processes > 0
+            else math.nan
+        ),
         role=probe.role,
+        step_mix={k: c / n for k, c in counts.items()} if n else {},
+        documents=documents,
+        sd_like=window >= SD_WINDOW - 1e-6,
+        rt_pool_wait=pool_wait,
+        rt_driver_lag=lag if n else math.nan,
+        bottleneck=bottleneck,
+        host_other_busy=other,
     )
+
+
+def _limit_reasons(limits: Limits, overall: RtStats, by_step: dict[int, list[float]]) -> list[str]:
+    """Why the window's response times break ``limits`` (empty: they meet them)."""
+    found = []
+    if overall.avg > limits.avg:
+        found.append(
+            f"average dialog response time {overall.avg:.3f} s is above the limit {limits.avg:g} s"
+        )
+    for name, value, limit in (("p90", overall.p90, limits.p90), ("p99", overall.p99, limits.p99)):
+        if limit is not None and value > limit:
+            found.append(
+                f"{name} dialog response time {value:.3f} s is above the limit {limit:g} s"
+            )
+    for tx, limit in limits.per_transaction.items():
+        values = [v for st in TRANSACTION_STEPS.get(tx, ()) for v in by_step.get(st, [])]
+        if values and (tx_avg := sum(values) / len(values)) > limit:
+            found.append(
+                f"{tx} average response time {tx_avg:.3f} s is above its limit {limit:g} s"
+            )
+    return found
+
+
+def mix_reasons(counts: dict[int, int]) -> list[str]:
+    """Why the window's step mix is off the nominal 1/15 per step (empty: it is not):
+    a step's count may differ from the nominal by :data:`MIX_TOLERANCE` of it or by
+    :data:`MIX_SLACK_STEPS` steps, whichever is larger."""
+    n = sum(counts.values())
+    nominal = n / STEPS_PER_LOOP
+    off = [
+        k
+        for k, c in sorted(counts.items())
+        if abs(c - nominal) > max(MIX_TOLERANCE * nominal, MIX_SLACK_STEPS)
+    ]
+    if not off:
+        return []
+    shown = ", ".join(f"step {k} {counts[k] / n:.1%}" for k in off[:5])
+    return [
+        f"the window's step mix is off the nominal {1 / STEPS_PER_LOOP:.1%} per step "
+        f"(tolerance {MIX_TOLERANCE:.0%}): {shown}"
+        + (f" and {len(off) - 5} more" if len(off) > 5 else "")
+        + " — the window is not whole loops of spread users"
+    ]
 
 
 def _share(cpu_seconds: float | None, window: float, cpus: int | None) -> float | None:
@@ -246,17 +417,27 @@ def logged_on_series(probe: O2CProbe) -> list[float]:
     return sorted(first.values())
 
 
+#: At most this many buckets in a throughput series, whatever the step times say (a crafted
+#: result with a huge step time must not make one bucket per second up to it).
+MAX_BUCKETS = 2000
+
+
 def throughput_series(probe: O2CProbe, bucket: float) -> list[tuple[float, float]]:
-    """Completed steps per second in buckets of ``bucket`` seconds over the whole probe."""
+    """Completed steps per second in buckets of ``bucket`` seconds over the whole probe
+    (wider buckets when the probe would need more than :data:`MAX_BUCKETS`)."""
     s = probe.steps
-    if bucket <= 0 or not s.step:
+    if not bucket > 0 or not s.step:
         return []
+    ends = [s.due[i] + s.wait[i] + s.db[i] for i in range(len(s.step)) if s.ok[i] and s.step[i]]
+    ends = [e for e in ends if e >= 0]
+    if not ends:
+        return []
+    bucket = max(bucket, max(ends) / MAX_BUCKETS)
     counts: dict[int, int] = {}
-    for i in range(len(s.step)):
-        if s.ok[i] and s.step[i]:
-            b = int((s.due[i] + s.wait[i] + s.db[i]) // bucket)
-            counts[b] = counts.get(b, 0) + 1
-    top = max(counts) if counts else 0
+    for end in ends:
+        b = min(int(end // bucket), MAX_BUCKETS - 1)
+        counts[b] = counts.get(b, 0) + 1
+    top = max(counts)
     return [(b * bucket, counts.get(b, 0) / bucket) for b in range(top + 1)]
 
 
@@ -267,14 +448,71 @@ class SearchSummary:
 
 
 def summarize_result(result: O2CResult) -> SearchSummary:
-    """Every probe's summary and the result: the largest user count none of whose runs
-    failed (a failed confirmation run rules its count out); its confirmation run's figures
-    when there is one, else its probe's."""
-    probes = [summarize(p, result.rt_limit) for p in result.probes]
-    failed = {p.users for p in probes if not p.passed}
-    passing = [p for p in probes if p.passed and p.users not in failed]
-    best = max(passing, key=lambda p: (p.users, p.role == "confirmation")) if passing else None
+    """Every probe's summary and the result: the largest user count whose last run passed
+    (runs come in the order made: a confirmation after its probe, a probe with more work
+    processes after the one it widened, so a failed confirmation rules its count out); that
+    last run's figures."""
+    limits = limits_of(result)
+    probes = [summarize(p, limits) for p in result.probes]
+    last = {p.users: p for p in probes}  # the last run at each count decides it
+    failed = {p.users for p in probes if p.role == "confirmation" and not p.passed}
+    passing = [p for p in last.values() if p.passed and p.users not in failed]
+    best = max(passing, key=lambda p: p.users) if passing else None
     return SearchSummary(probes, best)
+
+
+#: Student's t, two-sided 95 %, by degrees of freedom (1..30; beyond: 1.96)
+_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+        2.060, 2.056, 2.052, 2.048, 2.045, 2.042)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The mean of repeated measurements and its 95 % confidence half-width (Student's t;
+    NaN for one measurement)."""
+
+    n: int
+    mean: float
+    half_width: float
+
+    @classmethod
+    def of(cls, values: list[float]) -> Interval:
+        n = len(values)
+        if n == 0:
+            return cls(0, math.nan, math.nan)
+        mean = sum(values) / n
+        if n == 1:
+            return cls(1, mean, math.nan)
+        sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+        t = _T95[n - 2] if n - 1 <= len(_T95) else 1.96
+        return cls(n, mean, t * sd / math.sqrt(n))
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """Repeated runs at one user count: steps/h and the average RT, mean and 95 % CI."""
+
+    users: int
+    steps_per_hour: Interval
+    avg_rt: Interval
+
+
+def repeats(probes: list[ProbeSummary]) -> list[Repeats]:
+    """Per user count run more than once (``run --repeat``, a search's repeated
+    confirmation): the mean and 95 % confidence interval of steps/h and the RT."""
+    by_users: dict[tuple[int, str], list[ProbeSummary]] = {}
+    for p in probes:
+        by_users.setdefault((p.users, p.role), []).append(p)
+    return [
+        Repeats(
+            users,
+            Interval.of([p.steps_per_hour for p in group]),
+            Interval.of([p.avg_rt for p in group]),
+        )
+        for (users, _), group in sorted(by_users.items())
+        if len(group) > 1
+    ]
 
 
 @dataclass
@@ -322,7 +560,7 @@ def per_node(probe: O2CProbe) -> list[NodeSummary]:
     if n < 2:
         return []
     s = probe.steps
-    w0, w1 = probe.window_start, probe.window_end
+    w0, w1 = probe.window_start, measured_end(probe)
     window = max(w1 - w0, 1e-9)
     rts: list[list[float]] = [[] for _ in range(n)]
     errors = [0] * n

@@ -15,6 +15,7 @@ from typing import Any
 
 from markupsafe import escape
 
+from dbbench.reports import escape as esc
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.model import O2C_SCHEMA_NAME, O2CProbe, O2CResult
 from dbbench.reports.o2c_charts import histogram_svg, search_svg, timeline_svg
@@ -24,9 +25,11 @@ from dbbench.reports.o2c_metrics import (
     TRANSACTION_STEPS,
     ProbeSummary,
     RtStats,
+    limits_of,
     logged_on_series,
     node_scaling,
     per_node,
+    repeats,
     scaling,
     summarize,
     summarize_result,
@@ -80,14 +83,26 @@ def summary_rows(result: O2CResult, probe: ProbeSummary) -> list[tuple[str, str]
             "Work processes (connections)",
             f"{probe.work_processes} ({_s(probe.pool_utilisation * 100, 0)} % busy in the window)",
         ),
-        ("Steady-state window", f"{probe.window_seconds:.1f} s"),
+        *(
+            [("Work processes chosen (auto)", str(result.config.get("work_processes_chosen")))]
+            if result.config.get("work_processes") == "auto"
+            else []
+        ),
+        (
+            "Steady-state window",
+            f"{probe.window_seconds:.1f} s"
+            + ("" if probe.sd_like else " (short window, not SD-like: SD needs 15 minutes)"),
+        ),
         (
             "Average dialog response time",
-            f"{_s(probe.avg_rt)} s (limit {result.rt_limit:g} s) -> "
-            + ("PASS" if probe.passed else "FAIL"),
+            f"{_s(probe.avg_rt)} s (p90 {_s(probe.overall.p90)} s, p99 {_s(probe.overall.p99)} "
+            f"s; limits {limits_of(result).text()}) -> " + ("PASS" if probe.passed else "FAIL"),
         ),
-        ("  of which wait for a work process", f"{_s(probe.avg_wait)} s"),
+        ("  of which wait for a work process", f"{_s(probe.rt_pool_wait)} s"),
         ("  of which database", f"{_s(probe.avg_db)} s"),
+        ("  of which driver lag (median)", f"{_s(probe.rt_driver_lag)} s"),
+        ("Bottleneck (largest part of the RT)", probe.bottleneck or "-"),
+        ("Step mix in the window (steps 1..15, nominal 6.7 % each)", mix_text(probe)),
         ("Dialog steps / hour", _n(probe.steps_per_hour)),
         ("Fully processed line items / hour", _n(probe.line_items_per_hour)),
         ("Orders (loops) / hour", _n(probe.orders_per_hour)),
@@ -105,8 +120,16 @@ def summary_rows(result: O2CResult, probe: ProbeSummary) -> list[tuple[str, str]
         rows.append(("Host CPU utilisation (window)", f"{probe.host_cpu_busy:.0%}"))
     if probe.server_cpu_busy is not None:
         rows.append(("  of it the database server (local)", f"{probe.server_cpu_busy:.0%}"))
+    scope = result.config.get("server_cpu")
+    if isinstance(scope, str):
+        rows.append(("  the server CPU counts", scope))
     if probe.driver_cpu_busy is not None:
         rows.append(("  of it the dbbench driver", f"{probe.driver_cpu_busy:.0%}"))
+    if probe.host_other_busy is not None:
+        rows.append(("  of it neither (not attributable)", f"{probe.host_other_busy:.0%}"))
+    servers = result.config.get("servers")
+    if isinstance(servers, list) and len(servers) > 1:
+        rows.append(("Database servers", "; ".join(map(str, servers))))
     if probe.driver_lag_p99 is not None:
         rows.append(
             (
@@ -123,6 +146,13 @@ def summary_rows(result: O2CResult, probe: ProbeSummary) -> list[tuple[str, str]
             )
         )
     return rows
+
+
+def mix_text(probe: ProbeSummary) -> str:
+    """The window's share of each loop step, in percent."""
+    if not probe.step_mix:
+        return "-"
+    return " ".join(f"{v * 100:.1f}" for _, v in sorted(probe.step_mix.items())) + " %"
 
 
 def _rt_row(name: str, st: RtStats) -> list[str]:
@@ -173,7 +203,11 @@ def search_rows(probes: list[ProbeSummary]) -> list[list[str]]:
     return [
         [
             f"{p.users:,}" + (" (confirmation)" if p.role == "confirmation" else ""),
+            str(p.work_processes),
             _s(p.avg_rt),
+            _s(p.overall.p90),
+            _s(p.overall.p99),
+            f"{_s(p.rt_pool_wait)} / {_s(p.avg_db)} / {_s(p.rt_driver_lag)}",
             _n(p.steps_per_hour),
             _n(p.rating),
             "pass" if p.passed else "fail: " + "; ".join(p.reasons),
@@ -182,9 +216,10 @@ def search_rows(probes: list[ProbeSummary]) -> list[list[str]]:
     ]
 
 
-SEARCH_HEADER = ["users", "avg RT s", "dialog steps/h", RATING_NAME, "verdict"]
-NODES_HEADER = ["nodes", "users found", "limited by", "avg RT s", "dialog steps/h",
-                "relative", "per node"]  # fmt: skip
+SEARCH_HEADER = ["users", "W", "avg RT s", "p90 s", "p99 s", "wait / db / lag s",
+                 "dialog steps/h", RATING_NAME, "verdict"]  # fmt: skip
+NODES_HEADER = ["nodes", "users found", "limited by", "avg RT s", "p90 s", "p99 s",
+                "dialog steps/h", "relative", "per node"]  # fmt: skip
 NODES_NOTE = (
     "SD-Parallel-style node study: per cluster size, the largest user count within the "
     "response-time limit (users round-robin over the nodes) and what ended its search (only "
@@ -196,7 +231,7 @@ NODES_NOTE = (
 
 
 def nodes_rows(result: O2CResult) -> list[list[str]]:
-    summaries = [summarize(p, result.rt_limit) for p in result.probes]
+    summaries = [summarize(p, limits_of(result)) for p in result.probes]
     counts = [max(1, len(p.nodes)) for p in result.probes]
 
     def ratio(v: float | None) -> str:
@@ -204,8 +239,10 @@ def nodes_rows(result: O2CResult) -> list[list[str]]:
 
     limits = result.config.get("limited_by")
     by_nodes = dict(zip(counts, limits, strict=False)) if isinstance(limits, list) else {}
+    pct = {len(p.nodes) or 1: s.overall for p, s in zip(result.probes, summaries, strict=True)}
     return [
         [str(x.nodes), f"{x.users:,}", str(by_nodes.get(x.nodes, "-")), _s(x.avg_rt),
+         _s(pct[x.nodes].p90), _s(pct[x.nodes].p99),
          _n(x.steps_per_hour), ratio(x.relative), ratio(x.efficiency)]
         for x in node_scaling(summaries, counts)
     ]  # fmt: skip
@@ -226,17 +263,21 @@ def node_rows(probe: O2CProbe) -> list[list[str]]:
     ]  # fmt: skip
 
 
-SCALE_HEADER = ["users", "avg RT s", "dialog steps/h", "relative", "efficiency", "verdict"]
+SCALE_HEADER = ["users", "avg RT s", "p90 s", "p99 s", "dialog steps/h", "relative",
+                "efficiency", "verdict"]  # fmt: skip
 
 
 def scale_rows(probes: list[ProbeSummary]) -> list[list[str]]:
     def ratio(v: float | None) -> str:
         return "n/a" if v is None else f"{v:.2f}"
 
+    pct = {p.users: p.overall for p in probes}
     return [
         [
             f"{p.users:,}",
             _s(p.avg_rt),
+            _s(pct[p.users].p90),
+            _s(pct[p.users].p99),
             _n(p.steps_per_hour),
             ratio(p.relative),
             ratio(p.efficiency),
@@ -244,6 +285,19 @@ def scale_rows(probes: list[ProbeSummary]) -> list[list[str]]:
         ]
         for p in scaling(probes)
     ]
+
+
+REPEAT_HEADER = ["users", "runs", "dialog steps/h (mean ± 95 % CI)", "avg RT s (mean ± 95 % CI)"]
+
+
+def repeat_rows(probes: list[ProbeSummary]) -> list[list[str]]:
+    """Each user count run more than once: the mean and 95 % confidence interval."""
+    return [
+        [f"{r.users:,}", str(r.steps_per_hour.n),
+         f"{_n(r.steps_per_hour.mean)} ± {_n(r.steps_per_hour.half_width)}",
+         f"{_s(r.avg_rt.mean)} ± {_s(r.avg_rt.half_width)}"]
+        for r in repeats(probes)
+    ]  # fmt: skip
 
 
 SCALE_NOTE = (
@@ -285,7 +339,7 @@ def render_o2c(result: O2CResult, fmt: str = "text") -> str:
     out.append(DISCLAIMER)
     out.append("")
     for err in result.errors:
-        out.append(f"- error: {err}" if md else f"error: {err}")
+        out.append(f"- error: {esc.markdown(err)}" if md else f"error: {err}")
     if probe is None:
         out.append("No passing probe: no number of users met the response-time limit.")
     else:
@@ -293,64 +347,64 @@ def render_o2c(result: O2CResult, fmt: str = "text") -> str:
         out.append("")
         out += _table(["", ""], [list(r) for r in summary_rows(result, probe)], md, show=False)
         out.append("")
-        out.append(
-            "## Dialog response time per transaction" if md else "Response time per transaction"
-        )
-        out.append("")
-        out += _table(RT_HEADER, transaction_rows(probe), md)
-        out.append("")
-        out.append("## Per dialog step" if md else "Response time per dialog step")
-        out.append("")
-        out += _table(RT_HEADER, step_rows(probe), md)
-        out.append("")
+        out += _section(
+            "Dialog response time per transaction", RT_HEADER, transaction_rows(probe), md,
+            text_title="Response time per transaction",
+        )  # fmt: skip
+        out += _section(
+            "Per dialog step", RT_HEADER, step_rows(probe), md,
+            text_title="Response time per dialog step",
+        )  # fmt: skip
         raw = next(p for p in result.probes if p.users == probe.users and p.role == probe.role)
         nodes = node_rows(raw)
         if nodes:
-            out.append("## Per database node" if md else "Per database node")
-            out.append("")
-            out.append(NODE_NOTE)
-            out.append("")
-            out += _table(NODE_HEADER, nodes, md)
-            out.append("")
+            out += _section("Per database node", NODE_HEADER, nodes, md, NODE_NOTE)
         timeline = timeline_rows(raw, probe)
         if timeline:
-            out.append("## Throughput over time" if md else "Throughput over time")
-            out.append("")
-            out += _table(TIMELINE_HEADER, timeline, md)
-            out.append("")
+            out += _section("Throughput over time", TIMELINE_HEADER, timeline, md)
         if probe.reasons:
-            out.append("Not valid: " + "; ".join(probe.reasons))
+            out.append("Not valid: " + "; ".join(map(esc.markdown if md else str, probe.reasons)))
             out.append("")
         for warning in probe.warnings:
-            out.append(f"Note: {warning}")
+            out.append(f"Note: {esc.markdown(warning) if md else warning}")
             out.append("")
     if result.kind == "nodes":
-        out.append("## Scaling by database nodes" if md else "Scaling by database nodes")
-        out.append("")
-        out.append(NODES_NOTE)
-        out.append("")
-        out += _table(NODES_HEADER, nodes_rows(result), md)
-        out.append("")
+        nodes_table = nodes_rows(result)
+        out += _section("Scaling by database nodes", NODES_HEADER, nodes_table, md, NODES_NOTE)
     if result.kind == "scale":
-        out.append("## Scaling by users" if md else "Scaling by users")
-        out.append("")
-        out.append(SCALE_NOTE)
-        out.append("")
-        out += _table(SCALE_HEADER, scale_rows(probes), md)
-        out.append("")
-    elif result.kind == "search" or len(probes) > 1:
-        out.append("## Probes" if md else "Probes")
-        out.append("")
-        out += _table(SEARCH_HEADER, search_rows(probes), md)
-        out.append("")
-    return "\n".join(out)
+        out += _section("Scaling by users", SCALE_HEADER, scale_rows(probes), md, SCALE_NOTE)
+    again = repeat_rows(probes)
+    if again:
+        out += _section("Repeated runs", REPEAT_HEADER, again, md)
+    if result.kind != "scale" and (result.kind == "search" or len(probes) > 1):
+        out += _section("Probes", SEARCH_HEADER, search_rows(probes), md)
+    text = "\n".join(out)
+    # every value from the result: Markdown cells and lines escaped above; text as a whole
+    return text if md else esc.terminal(text, keep_newlines=True)
+
+
+def _section(
+    title: str,
+    header: list[str],
+    rows: list[list[str]],
+    md: bool,
+    note: str = "",
+    *,
+    text_title: str = "",
+) -> list[str]:
+    """A heading (``## title`` in Markdown, ``text_title`` or ``title`` in text), its note,
+    its table, each followed by a blank line."""
+    out = [f"## {title}" if md else text_title or title, ""]
+    if note:
+        out += [note, ""]
+    return out + _table(header, rows, md) + [""]
 
 
 def _table(header: list[str], rows: list[list[str]], md: bool, *, show: bool = True) -> list[str]:
     if md:
         head = header if show else [" "] * len(rows[0] if rows else header)
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        lines += ["| " + " | ".join(map(esc.markdown, r)) + " |" for r in rows]
         return lines
     table = ([header] if show else []) + rows
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))] if table else []
@@ -363,7 +417,18 @@ def _json(
     def one(p: ProbeSummary) -> dict[str, Any]:
         return {
             "users": p.users,
+            "work_processes": p.work_processes,
             "avg_rt": p.avg_rt,
+            "p90_rt": p.overall.p90,
+            "p99_rt": p.overall.p99,
+            "rt_work_process_wait": p.rt_pool_wait,
+            "rt_database": p.avg_db,
+            "rt_driver_lag": p.rt_driver_lag,
+            "bottleneck": p.bottleneck,
+            "window_seconds": p.window_seconds,
+            "sd_like": p.sd_like,
+            "step_mix": {str(k): v for k, v in p.step_mix.items()},
+            "orders_per_hour": p.orders_per_hour,
             "steps_per_hour": p.steps_per_hour,
             "line_items_per_hour": p.line_items_per_hour,
             "rating": p.rating,
@@ -377,6 +442,7 @@ def _json(
         "disclaimer": DISCLAIMER,
         "engine": result.engine.version or result.engine.name,
         "rt_limit": result.rt_limit,
+        "rt_limits": limits_of(result).text(),
         "result": one(probe) if probe else None,
         "probes": [one(p) for p in probes],
         "scaling": [asdict(x) for x in scaling(probes)] if result.kind == "scale" else None,
@@ -392,6 +458,16 @@ td.n{text-align:right}th{text-align:left}
 .pass{color:#060;font-weight:bold}.fail{color:#b00;font-weight:bold}svg{max-width:100%}
 @media print{body{margin:0}}
 """
+
+
+def _probes_svg(probes: list[ProbeSummary], rt_limit: float) -> str:
+    """The probes' average RT against users, their p90 and p99 beside it, and the limit."""
+    return search_svg(
+        [(p.users, p.avg_rt, p.passed) for p in probes],
+        rt_limit,
+        [p.overall.p90 for p in probes],
+        [p.overall.p99 for p in probes],
+    )
 
 
 def _html_table(header: list[str] | None, rows: list[list[str]]) -> str:
@@ -442,11 +518,14 @@ def render_o2c_html(result: O2CResult) -> str:
     if result.kind == "scale":
         body.append("<h2>Scaling by users</h2>")
         body.append(f"<p>{escape(SCALE_NOTE)}</p>")
-        body.append(search_svg([(p.users, p.avg_rt, p.passed) for p in probes], result.rt_limit))
+        body.append(_probes_svg(probes, result.rt_limit))
         body.append(_html_table(SCALE_HEADER, scale_rows(probes)))
-    elif result.kind == "search" or len(probes) > 1:
+    if repeat_rows(probes):
+        body.append("<h2>Repeated runs</h2>")
+        body.append(_html_table(REPEAT_HEADER, repeat_rows(probes)))
+    if result.kind != "scale" and (result.kind == "search" or len(probes) > 1):
         body.append("<h2>Probes</h2>")
-        body.append(search_svg([(p.users, p.avg_rt, p.passed) for p in probes], result.rt_limit))
+        body.append(_probes_svg(probes, result.rt_limit))
         body.append(_html_table(SEARCH_HEADER, search_rows(probes)))
     engine = escape(result.engine.version or result.engine.name)
     return (

@@ -13,11 +13,12 @@ partial and says what it recovered. It reads the journal format only (no drivers
 from __future__ import annotations
 
 import json
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from dbbench.reports.model import (
+    INTERVAL_EVENTS,
+    JOURNAL_FILE,
     BenchmarkResult,
     Compliance,
     EngineInfo,
@@ -27,9 +28,6 @@ from dbbench.reports.model import (
     SystemInfo,
 )
 from dbbench.reports.reasons import reason as reason_for
-
-JOURNAL_FILE = "journal.jsonl"
-_INTERVAL_FIELDS = {f.name for f in fields(Interval)}
 
 
 def read_events(path: Path) -> list[dict[str, Any]]:
@@ -112,9 +110,9 @@ def recover(run_dir: Path, result: BenchmarkResult | None) -> tuple[BenchmarkRes
                 run = runs[int(e["run"])]
                 if int(e["update_set"]) not in run.update_sets:
                     run.update_sets.append(int(e["update_set"]))
-            elif kind in ("query_end", "rf1_end", "rf2_end") and int(e["run"]) in runs:
+            elif kind in INTERVAL_EVENTS and int(e["run"]) in runs:
                 run = runs[int(e["run"])]
-                interval = Interval(**{k: v for k, v in e.items() if k in _INTERVAL_FIELDS})
+                interval = Interval.from_event(e)
                 if _key(interval) not in {_key(i) for i in run.intervals}:
                     run.intervals.append(interval)
                     added += 1

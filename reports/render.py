@@ -31,6 +31,7 @@ from dbbench.reports.model import (
     BenchmarkResult,
 )
 from dbbench.reports.render_studies import study_sections, text_lines
+from dbbench.reports.safeio import write_text
 from dbbench.reports.summary import Report, build_report
 from dbbench.reports.templating import environment
 
@@ -183,7 +184,7 @@ def write_reports(
     ``cost_sheet`` may be a parsed sheet or the path of a TOML cost sheet.
     """
     sheet = load_cost_sheet(cost_sheet) if isinstance(cost_sheet, Path) else cost_sheet
-    report = build_report(result, sheet)
+    report = build_report(result, sheet, out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     outputs = {
         REPORT_MD_FILE: render_markdown(report),
@@ -193,6 +194,6 @@ def write_reports(
     paths = []
     for name, text in outputs.items():
         path = out_dir / name
-        path.write_text(text, encoding="utf-8")
+        write_text(path, text)
         paths.append(path)
     return paths

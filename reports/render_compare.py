@@ -6,8 +6,10 @@ Which format names exist, and which renderer each one means: ``reports.formats``
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from pathlib import Path
 
+from markupsafe import Markup
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -76,10 +78,14 @@ def render_markdown(landscape: Landscape) -> str:
     return env.get_template("compare.md.j2").render(l=landscape, disclosure=DISCLOSURE)
 
 
-def render_html(landscape: Landscape) -> str:
+def render_html(landscape: Landscape, sections: Sequence[str] = ()) -> str:
+    """The landscape's page; ``sections``: other families' parts of the comparison, HTML
+    fragments their renderers escaped (placed before the footer, never spliced in text)."""
     env = environment()
     css = env.get_template("report.css").render()
-    return env.get_template("compare.html.j2").render(l=landscape, disclosure=DISCLOSURE, css=css)
+    return env.get_template("compare.html.j2").render(
+        l=landscape, disclosure=DISCLOSURE, css=css, sections=[Markup(s) for s in sections]
+    )
 
 
 def landscape_for(

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from dbbench.reports import escape as esc
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.gate import Change, GateResult
+from dbbench.reports.gate import BAD, Change, GateResult
 
 GATE_FORMATS: tuple[str, ...] = ("text", "md", "json")
 GATE_SCHEMA = "dbbench-gate"
@@ -32,18 +33,36 @@ def _row(c: Change) -> list[str]:
         f"{c.noise * 100:.0f} %",
         str(c.cand.n if c.cand else 0),
         c.verdict.upper() if c.verdict in ("regressed", "failed", "missing") else c.verdict,
+        c.plan or "-",
     ]
 
 
-HEADS = ["query", "baseline ms", "candidate ms", "change", "noise", "n", "verdict"]
+HEADS = ["query", "baseline ms", "candidate ms", "change", "noise", "n", "verdict", "plan"]
+
+
+def _plan_diffs(g: GateResult) -> list[tuple[str, list[str]]]:
+    """(heading, lines) of each query whose plan changed: regressions first, then the rest,
+    with the first plan lines that differ (a planner regression, not an executor one)."""
+    changed = [c for c in g.changes if c.plan == "plan changed"]
+    changed.sort(key=lambda c: c.verdict not in BAD)
+    out = []
+    for c in changed:
+        shown = c.plan_diff or ["(the plan texts are not available: compare the plan files)"]
+        out.append((f"{c.column} ({c.verdict}): plan changed, first differing lines", shown))
+    return out
+
+
+def _worst(c: Change) -> str:
+    what = _pct(c) if c.ratio is not None else c.verdict
+    return f"{c.column} {what}" + (
+        f" ({c.plan})" if c.plan in ("same plan", "plan changed") else ""
+    )
 
 
 def verdict_line(g: GateResult) -> str:
     if g.passed:
         return f"PASSED: no query regressed by more than {g.threshold:g} % beyond the noise"
-    worst = ", ".join(
-        f"{c.column} {_pct(c) if c.ratio is not None else c.verdict}" for c in g.regressions
-    )
+    worst = ", ".join(_worst(c) for c in g.regressions)
     return f"FAILED: {len(g.regressions)} regression(s): {worst}"
 
 
@@ -57,7 +76,8 @@ def _summary(g: GateResult, base: str, cand: str) -> list[str]:
 
 
 def render_text(g: GateResult, base: str, cand: str) -> str:
-    rows = [HEADS, *[_row(c) for c in g.changes]]
+    base, cand = esc.terminal(base), esc.terminal(cand)
+    rows = [HEADS, *[[esc.terminal(v) for v in _row(c)] for c in g.changes]]
     widths = [max(len(r[i]) for r in rows) for i in range(len(HEADS))]
     lines = _summary(g, base, cand)
     for r in rows:
@@ -66,19 +86,26 @@ def render_text(g: GateResult, base: str, cand: str) -> str:
             *(v.rjust(w) for v, w in zip(r[1:], widths[1:], strict=True)),
         ]
         lines.append("  ".join(cells))
-    lines += [f"warning: {w}" for w in g.warnings]
-    lines.append(verdict_line(g))
+    for heading, diff in _plan_diffs(g):
+        lines.append(esc.terminal(heading) + ":")
+        lines += [f"    {esc.terminal(d)}" for d in diff]
+    lines += [f"warning: {esc.terminal(w)}" for w in g.warnings]
+    lines.append(esc.terminal(verdict_line(g)))
     return "\n".join(lines) + "\n"
 
 
 def render_markdown(g: GateResult, base: str, cand: str) -> str:
+    base, cand = esc.markdown(base), esc.markdown(cand)  # labels are file names: untrusted
     lines = ["# Regression gate", "", *(f"{s}." for s in _summary(g, base, cand)), ""]
     lines.append("| " + " | ".join(HEADS) + " |")
     lines.append("|---|" + "---:|" * (len(HEADS) - 2) + "---|")
-    lines += ["| " + " | ".join(_row(c)) + " |" for c in g.changes]
+    lines += ["| " + " | ".join(map(esc.markdown, _row(c))) + " |" for c in g.changes]
     lines.append("")
-    lines += [f"- warning: {w}" for w in g.warnings]
-    lines.append(f"**{verdict_line(g)}**")
+    for heading, diff in _plan_diffs(g):
+        lines += [f"{esc.markdown(heading)}:", "", "```", *(d.replace("`", "'") for d in diff)]
+        lines += ["```", ""]
+    lines += [f"- warning: {esc.markdown(w)}" for w in g.warnings]
+    lines.append(f"**{esc.markdown(verdict_line(g))}**")
     return "\n".join(lines) + "\n"
 
 
@@ -107,6 +134,8 @@ def render_json(g: GateResult, base: str, cand: str) -> str:
                 "noise": c.noise,
                 "baseline": _dist(c.base),
                 "candidate": _dist(c.cand),
+                "plan": c.plan,
+                "plan_diff": c.plan_diff,
             }
             for c in g.changes
         ],

@@ -5,6 +5,8 @@ For each concurrency N (query streams): Ts, query sets per hour and per day (the
 the scaling efficiency (relative throughput / N) and the spec's Throughput@Size. Built from
 the study's index (``scale.json``) and each step's ``result.json``. A study, labelled so:
 the spec's minimum streams apply to a compliant run, not to the steps of a study.
+With ``--repetitions`` (and ``--cold``), each step's cold and hot passes of the 22 queries
+are tabled apart, per step, never averaged together (:mod:`reports.passes`).
 """
 
 from __future__ import annotations
@@ -12,14 +14,18 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any, Self
 
 from markupsafe import escape
 
 from dbbench.reports import metrics
 from dbbench.reports.analysis import summarise_run
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.indexfile import read_index, write_index
+from dbbench.reports.indexfile import StudyIndex
 from dbbench.reports.loading import load_result
+from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.passes import PassTable, pass_table
+from dbbench.reports.safeio import write_text
 from dbbench.reports.telemetry import summarise
 from dbbench.reports.templating import environment
 
@@ -37,7 +43,7 @@ class StepRecord:
 
 
 @dataclass
-class ScaleIndex:
+class ScaleIndex(StudyIndex, file=INDEX_FILE, schema=INDEX_SCHEMA, what="scaling index"):
     engine: str  # without password
     scale_factor: float
     steps: list[StepRecord] = field(default_factory=list)
@@ -45,12 +51,8 @@ class ScaleIndex:
     schema: str = INDEX_SCHEMA
     schema_version: int = 1
 
-    def write(self, out_dir: Path) -> Path:
-        return write_index(self, out_dir / INDEX_FILE)
-
     @classmethod
-    def read(cls, out_dir: Path) -> ScaleIndex:
-        data = read_index(out_dir / INDEX_FILE, INDEX_SCHEMA, "scaling index")
+    def from_json(cls, data: dict[str, Any]) -> Self:
         steps = [StepRecord(**s) for s in data.get("steps", [])]
         return cls(data["engine"], data["scale_factor"], steps, data.get("load_dir", "load"))
 
@@ -78,13 +80,19 @@ class ScaleStudy:
     reference_streams: int | None
     database: str = ""
     notes: list[str] = field(default_factory=list)
+    passes: PassTable | None = None  # each step's cold and hot passes, apart
 
 
-def _row(out_dir: Path, step: StepRecord, sf: float) -> tuple[ScaleRow, str]:
-    row = ScaleRow(step.streams, step.status, step.message)
+def _result(out_dir: Path, step: StepRecord) -> BenchmarkResult | None:
     try:
-        result = load_result(out_dir / step.run_dir)
+        return load_result(out_dir / step.run_dir)
     except ReportsError:
+        return None
+
+
+def _row(step: StepRecord, result: BenchmarkResult | None, sf: float) -> tuple[ScaleRow, str]:
+    row = ScaleRow(step.streams, step.status, step.message)
+    if result is None:
         return row, ""
     runs = [r for r in result.runs if any(iv.phase == "throughput" for iv in r.intervals)]
     if not runs:
@@ -108,8 +116,11 @@ def _row(out_dir: Path, step: StepRecord, sf: float) -> tuple[ScaleRow, str]:
 
 def build_study(out_dir: Path, index: ScaleIndex) -> ScaleStudy:
     rows, database = [], ""
+    results: list[tuple[str, BenchmarkResult | None]] = []
     for step in sorted(index.steps, key=lambda s: s.streams):
-        row, db = _row(out_dir, step, index.scale_factor)
+        result = _result(out_dir, step)
+        results.append((f"{step.streams} streams", result))
+        row, db = _row(step, result, index.scale_factor)
         rows.append(row)
         database = database or db
     measured = [r for r in rows if r.sets_per_hour]
@@ -131,8 +142,9 @@ def build_study(out_dir: Path, index: ScaleIndex) -> ScaleStudy:
                 f"{r.streams} streams: {r.status}" + (f": {r.message}" if r.message else "")
             )
     return ScaleStudy(
-        index.engine, index.scale_factor, rows, ref.streams if ref else None, database, notes
-    )
+        index.engine, index.scale_factor, rows, ref.streams if ref else None, database, notes,
+        pass_table(results),
+    )  # fmt: skip
 
 
 def scaling_svg(study: ScaleStudy) -> str:
@@ -205,6 +217,6 @@ def write_scale_reports(out_dir: Path) -> list[Path]:
     paths = []
     for name, fmt in (("scaling.md", "md"), ("scaling.html", "html"), ("scaling.json", "json")):
         path = out_dir / name
-        path.write_text(render_study(study, fmt), encoding="utf-8")
+        write_text(path, render_study(study, fmt))
         paths.append(path)
     return paths

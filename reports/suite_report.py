@@ -13,18 +13,22 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
-from markupsafe import escape
+from markupsafe import Markup, escape
 
+from dbbench.reports import plan_compare
 from dbbench.reports.analysis import COLUMNS
 from dbbench.reports.compare import build_landscape, row_from_report
 from dbbench.reports.costsheet import load_cost_sheet
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.indexfile import read_index, write_index
+from dbbench.reports.indexfile import StudyIndex
 from dbbench.reports.latency import distributions
 from dbbench.reports.loading import load_result
 from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.passes import PassTable, pass_table
+from dbbench.reports.plan_compare import PlanGroup, plan_groups
+from dbbench.reports.safeio import write_text
 from dbbench.reports.summary import DISCLOSURE, build_report
 from dbbench.reports.telemetry import summarise
 from dbbench.reports.templating import environment
@@ -50,19 +54,15 @@ class EntryRecord:
 
 
 @dataclass
-class SuiteIndex:
+class SuiteIndex(StudyIndex, file=INDEX_FILE, schema=INDEX_SCHEMA, what="suite index"):
     suite_file: str
     baseline: str
     entries: list[EntryRecord] = field(default_factory=list)
     schema: str = INDEX_SCHEMA
     schema_version: int = 1
 
-    def write(self, out_dir: Path) -> Path:
-        return write_index(self, out_dir / INDEX_FILE)
-
     @classmethod
-    def read(cls, out_dir: Path) -> SuiteIndex:
-        data = read_index(out_dir / INDEX_FILE, INDEX_SCHEMA, "suite index")
+    def from_json(cls, data: dict[str, Any]) -> Self:
         entries = [EntryRecord(**e) for e in data.get("entries", [])]
         return cls(data["suite_file"], data["baseline"], entries)
 
@@ -99,6 +99,8 @@ class Comparison:
     queries: list[QueryLine]
     geomean_speedups: list[float | None]
     warnings: list[str] = field(default_factory=list)
+    passes: PassTable | None = None  # cold and hot passes (--cold, --repetitions)
+    plans: list[PlanGroup] = field(default_factory=list)  # repetitions of one engine
 
 
 def _label(record: EntryRecord, repetitions: int) -> str:
@@ -177,6 +179,10 @@ def build_comparisons(out_dir: Path, index: SuiteIndex) -> list[Comparison]:
         comparison = Comparison(
             sf, base.label if base else index.baseline, views, queries, geo, warnings
         )
+        comparison.passes = pass_table([(v.label, v.result) for v in views])
+        measured = [(v.label, v.result) for v in views if v.result is not None]
+        sources = {v.label: out_dir / v.record.run_dir for v in views}
+        comparison.plans = plan_groups(measured, sources)
         _landscape(comparison)
         out.append(comparison)
     return out
@@ -252,8 +258,9 @@ def render_suite(comparisons: list[Comparison], format: str) -> str:
     if format == "html":
         css = env.get_template("report.css").render()
         charts = [speedup_svg(c) for c in comparisons]
+        plans_html = [Markup(plan_compare.render_html(c.plans)) for c in comparisons]
         return env.get_template("suite.html.j2").render(
-            cs=comparisons, charts=charts, css=css, disclosure=DISCLOSURE
+            cs=comparisons, charts=charts, css=css, disclosure=DISCLOSURE, plans_html=plans_html
         )
     if format == "json":
         return json.dumps([_plain(c) for c in comparisons], indent=2) + "\n"
@@ -282,6 +289,8 @@ def _plain(c: Comparison) -> dict[str, Any]:
         "queries": [asdict(q) for q in c.queries],
         "geomean_speedups": c.geomean_speedups,
         "warnings": c.warnings,
+        "passes": asdict(c.passes) if c.passes else None,
+        "plans": [{"engine": g.engine, "labels": g.labels, "rows": g.rows} for g in c.plans],
     }
 
 
@@ -295,6 +304,6 @@ def write_suite_reports(out_dir: Path) -> list[Path]:
         ("comparison.json", "json"),
     ):
         path = out_dir / name
-        path.write_text(render_suite(comparisons, fmt), encoding="utf-8")
+        write_text(path, render_suite(comparisons, fmt))
         paths.append(path)
     return paths

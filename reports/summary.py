@@ -9,12 +9,14 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 
 from dbbench.reports import metrics
 from dbbench.reports.analysis import RunSummary, summarise_run
 from dbbench.reports.compliance import evaluate, messages
 from dbbench.reports.costsheet import CostSheet
 from dbbench.reports.model import BenchmarkResult, Compliance
+from dbbench.reports.plans import QueryPlan, query_plans, read_texts
 from dbbench.reports.redact import redact_result
 
 DISCLOSURE = (
@@ -57,6 +59,7 @@ class Report:
     cost_sheet: CostSheet | None = None
     notes: list[str] = field(default_factory=list)
     disclosure: str = DISCLOSURE
+    plans: list[QueryPlan] = field(default_factory=list)  # each query's plan (texts read)
 
     @property
     def reasons(self) -> list[str]:
@@ -72,7 +75,7 @@ def _reported(runs: list[RunSummary]) -> tuple[RunSummary | None, str]:
     if missing:
         nums = ", ".join(str(r.number) for r in missing)
         return None, f"not computed: run {nums} has failed or missing intervals"
-    lower = min(runs, key=lambda r: r.qphh or 0.0)
+    lower = metrics.lower_qphh(runs, lambda r: r.qphh or 0.0)
     if len(runs) == 1:
         return lower, "only one run: the spec reports the lower of two"
     return lower, f"the lower of {len(runs)} runs: run {lower.number}"
@@ -106,10 +109,19 @@ def _load_time(result: BenchmarkResult) -> str | None:
     return metrics.hms(result.load.seconds)
 
 
-def build_report(result: BenchmarkResult, cost_sheet: CostSheet | None = None) -> Report:
-    """Analyse a result (and optionally its priced configuration) into a :class:`Report`."""
+def build_report(
+    result: BenchmarkResult,
+    cost_sheet: CostSheet | None = None,
+    source: Path | None = None,
+    runs: list[RunSummary] | None = None,
+) -> Report:
+    """Analyse a result (and optionally its priced configuration) into a :class:`Report`;
+    ``source``: its run directory, where the plan texts are; ``runs``: the summaries of
+    ``result.runs`` made already (``verify``'s), used when redaction leaves the runs as they
+    are."""
     clean = redact_result(result)
-    runs = [summarise_run(run, clean.scale_factor) for run in clean.runs]
+    if runs is None or clean.runs is not result.runs or len(runs) != len(clean.runs):
+        runs = [summarise_run(run, clean.scale_factor) for run in clean.runs]
     compliance = evaluate(clean, runs)
     reported, note = _reported(runs)
     qphh = reported.qphh if reported else None
@@ -146,7 +158,11 @@ def build_report(result: BenchmarkResult, cost_sheet: CostSheet | None = None) -
     notes = [p for r in runs for p in r.problems]
     if cost_sheet is None:
         notes.append("no cost sheet given: price, $/QphH and storage ratio are not reported")
-    return Report(clean, headline, runs, compliance, cost_sheet, notes)
+    texts = read_texts(result, source)
+    if texts.note is not None:
+        notes.append(texts.note)
+    plans = query_plans(result, texts)
+    return Report(clean, headline, runs, compliance, cost_sheet, notes, plans=plans)
 
 
 def _database_label(name: str, version: str) -> str:

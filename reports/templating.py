@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import jinja2
 
+from dbbench.reports import escape
 from dbbench.reports import formatting as fmt
 
 
 def markdown_escape(value: Any) -> Any:
-    """Every value a Markdown template prints, with ``& < >`` as entities: a viewer that
-    renders HTML inside Markdown shows a path or an error text holding ``<script>`` as
-    text. (Numbers and None pass through for the template's own tests.)"""
+    """Every value a Markdown template prints, through :func:`escape.markdown`: a viewer that
+    renders HTML inside Markdown shows a path or an error text holding ``<script>`` as text,
+    and a ``|`` or a newline stays inside its table cell. (Numbers and None pass through for
+    the template's own tests.)"""
     if isinstance(value, str):
-        text = fmt.plain(value).replace("&", "&amp;").replace("<", "&lt;")
-        return text.replace(">", "&gt;")
+        return escape.markdown(value)
     return value
 
 
+@functools.cache
 def environment(*, markdown: bool = False) -> jinja2.Environment:
     """The template environment: HTML templates autoescape; with ``markdown``, every
     printed value is escaped for Markdown (:func:`markdown_escape`)."""

@@ -17,6 +17,13 @@ from sf1_database import duckdb_sf1_path  # noqa: F401  (a fixture for every tes
 # Every Spark JVM the tests start (the engine's own, the servers of tests/spark_servers.py)
 # binds to loopback only.
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+# ... and compiles with the JVM's quick compiler only: a test's JVM (Spark's driver and
+# executors, a Connect server, a standalone master) lives for seconds to minutes over SF 0.01
+# data, where C2's compilations are CPU spent and never repaid — measured on a SF 0.01 load
+# and the 22 queries on local-cluster[2,1,1024]: 161-169 s of CPU with C2, 74 s without.
+# The java launcher reads JDK_JAVA_OPTIONS (jstat, which the telemetry runs, does not); what
+# a JVM prints about it goes to the logs the tests keep, not to a terminal a test reads.
+os.environ.setdefault("JDK_JAVA_OPTIONS", "-XX:TieredStopAtLevel=1")
 
 PG_HOST, PG_PORT = "127.0.0.1", 5432
 MARIADB_HOST, MARIADB_PORT = "127.0.0.1", 3306
@@ -43,6 +50,17 @@ def _server_or_skip(name: str, host: str, port: int) -> None:
     pytest.skip(message)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """``--dist loadfile`` in units of a file or an engine, longest first
+    (``xdist_schedule.py``)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist_schedule import make_scheduler
+
+    return make_scheduler(config, log)
+
+
 @pytest.fixture(scope="session")
 def pg_base_url() -> str:
     """URL of the PostgreSQL server's ``test`` database (trust auth)."""
@@ -61,3 +79,24 @@ def mariadb_base_url() -> str:
 def tmp_cwd(tmp_path: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     monkeypatch.chdir(tmp_path)  # type: ignore[arg-type]
     yield tmp_path
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """At the end of every run, which groups of tests were skipped and why (one line a
+    reason), so that a quiet skip of a whole group — servers, HammerDB, Chromium, Spark —
+    is seen, not found later."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    groups: dict[str, list[str]] = {}
+    for report in skipped:
+        longrepr = getattr(report, "longrepr", None)
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else "skipped"
+        reason = str(reason).removeprefix("Skipped: ")
+        folder = str(getattr(report, "nodeid", "")).split("::", 1)[0].rsplit("/", 1)[0]
+        groups.setdefault(reason, []).append(folder)
+    if not groups:
+        terminalreporter.write_line("skipped test groups: none")
+        return
+    terminalreporter.section("skipped test groups")
+    for reason, folders in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        where = ", ".join(sorted(set(folders)))
+        terminalreporter.write_line(f"{len(folders):4d} skipped ({where}): {reason}")

@@ -11,8 +11,11 @@ from dbbench.errors import ExitCode
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.gate import DEFAULT_MIN_DELTA, gate, pooled
 from dbbench.reports.loading import load_result
+from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.plans import PlanTexts, read_texts
 from dbbench.reports.render_compare import label_for
 from dbbench.reports.render_gate import GATE_FORMATS, render_gate, verdict_line
+from dbbench.reports.safeio import STDOUT, OutputError, same_file, write_text
 
 
 def gate_command(
@@ -49,18 +52,34 @@ def gate_command(
         raise typer.BadParameter(f"{format!r} is not one of {', '.join(GATE_FORMATS)}")
     if min_delta < 0:
         raise ReportsError(f"--min-delta must be >= 0, not {min_delta}")
+    inputs = [baseline, candidate, *(more_baselines or []), *(more_candidates or [])]
+    if output is not None and any(same_file(output, p) for p in inputs):
+        raise ReportsError(f"refusing to overwrite {output}: it is an input of this command")
     base = pooled([load_result(p) for p in [baseline, *(more_baselines or [])]])
     cand = pooled([load_result(p) for p in [candidate, *(more_candidates or [])]])
-    result = gate(base, cand, fail_over, min_delta=min_delta, force=force, refresh=refresh)
+    texts = (_texts(base, baseline), _texts(cand, candidate))
+    result = gate(
+        base, cand, fail_over, min_delta=min_delta, force=force, refresh=refresh, texts=texts
+    )
     text = render_gate(result, label_for(baseline), label_for(candidate), format)
-    if output is None:
+    if output is None or str(output) == STDOUT:
         typer.echo(text, nl=False)
     else:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
+        try:
+            write_text(output, text)
+        except OutputError as exc:
+            raise ReportsError(str(exc)) from None
         typer.echo(verdict_line(result), err=True)
     if not result.passed:
         raise typer.Exit(ExitCode.REGRESSION)
+
+
+def _texts(result: BenchmarkResult, path: Path) -> PlanTexts:
+    """The plan texts beside a result (its run directory); a missing file: a warning."""
+    texts = read_texts(result, path if path.is_dir() else path.parent)
+    if texts.note is not None:
+        typer.echo(f"dbbench: {path}: {texts.note}", err=True)
+    return texts
 
 
 def register(app: typer.Typer) -> None:

@@ -8,6 +8,7 @@ factor that is not a number, ``--part`` without ``--parts``), picks the progress
 
 from __future__ import annotations
 
+import shutil
 import signal
 import sys
 from dataclasses import replace
@@ -22,6 +23,7 @@ from dbbench.commands.gen_progress import GenProgressBar
 from dbbench.commands.options import ScaleFactor
 from dbbench.dbgen import api
 from dbbench.dbgen.errors import DbgenError
+from dbbench.dbgen.generators import GENERATORS
 from dbbench.dbgen.progress import NullSink, ProgressSink
 from dbbench.dbgen.scale import MAX_UPDATE_SET
 from dbbench.dbgen.schema import TABLES
@@ -73,19 +75,39 @@ def _options(
             f"-U/--updates must be 0..{MAX_UPDATE_SET} (the update sets a benchmark can "
             f"use), got {updates}"
         )
-    return GenOptions(
-        sf=sf,
-        out_dir=out,
-        tables=tuple(api.parse_tables(tables)) if tables else tuple(TABLES),
-        fmt=fmt.value,
-        parts=1 if parts is None else parts,
-        part=part,
-        updates=updates,
-        force=force,
-        trailing_separator=trailing_separator,
-        jobs=jobs,
-        segment_bytes=segment_bytes,
+    chosen = tuple(api.parse_tables(tables)) if tables else tuple(TABLES)
+    return GenOptions(  # the fields in their order
+        sf, out, chosen, fmt.value, 1 if parts is None else parts, part, updates, force,
+        trailing_separator, jobs, segment_bytes,
+    )  # fmt: skip
+
+
+#: Bytes of a format's files per byte of ``.tbl`` (a lower bound: the size check refuses
+#: only what surely cannot fit).
+_FORMAT_SHARE = {"tbl": 1.0, "csv": 1.0, "parquet": 0.2}
+#: Below this many bytes the writer's own error (a full disk, a read-only folder) is the
+#: precise one, and it removes what it wrote.
+_CHECKED_FROM = 1e9
+
+
+def check_size(options: GenOptions) -> None:
+    """Refuse, before any work, files that cannot fit the free space of the output folder
+    (``-s 1e9`` once ran until killed)."""
+    if options.updates:
+        return  # update sets are a thousandth of the data each
+    share = _FORMAT_SHARE[options.fmt] / (options.parts if options.part is not None else 1)
+    need = share * sum(
+        api.row_count(t, options.sf) * GENERATORS[t].row_bytes for t in options.tables
     )
+    folder = options.out_dir.resolve()
+    while not folder.exists():
+        folder = folder.parent
+    free = shutil.disk_usage(folder).free
+    if need > max(free, _CHECKED_FROM):
+        raise DbgenError(
+            f"SF {options.sf:g} writes about {need / 1e9:,.1f} GB of {options.fmt} files, "
+            f"but only {free / 1e9:,.1f} GB are free in {folder}"
+        )
 
 
 def register(app: typer.Typer) -> None:
@@ -136,16 +158,18 @@ def register(app: typer.Typer) -> None:
         if engine is not None:
             _run_on_engine(engine, options, quiet)
         else:
+            check_size(options)
             _run(options, quiet)
 
 
 def _run_on_engine(url: str, options: GenOptions, quiet: bool) -> None:
     """Every part as a task of the engine's cluster; only summaries come back."""
-    from dbbench.drivers.registry import open_engine  # plain generation never loads drivers
+    from dbbench.drivers.engine import GeneratesData  # plain generation never loads drivers
+    from dbbench.drivers.registry import open_engine
 
     cluster = open_engine(url)
     try:
-        if not cluster.capabilities.distributed_generation:
+        if not isinstance(cluster, GeneratesData):
             raise DbgenError(f"engine {cluster.name!r} cannot run the generator as its tasks")
         summary = cluster.generate_files(replace(options, out_dir=options.out_dir.resolve()))
     finally:

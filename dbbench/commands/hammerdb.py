@@ -1,53 +1,45 @@
 """``dbbench hammerdb check|build|run|import|export``: HammerDB as an external load driver.
 
-dbbench writes HammerDB's ``auto`` script (no password in it), runs the installed
-``hammerdbcli`` with a private ``TMP`` in the run directory, shows its progress, reads its
-job store into a ``dbbench-hammerdb-result`` and keeps HammerDB's own outputs beside it.
+The command parses and prints; the flow (probe, run lifecycle, build, run, read) is
+:mod:`dbbench.drivers.hammerdb.flow`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import secrets
 import sys
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from dbbench.drivers.errors import DriversError
+from dbbench.drivers.hammerdb.flow import Interrupted, Plan, connect, default_run_dir, run_flow
 from dbbench.drivers.hammerdb.install import HammerDBInstall, HammerDBMissing, find_hammerdb
-from dbbench.drivers.hammerdb.jobstore import JobStoreError, list_jobs, read_job
-from dbbench.drivers.hammerdb.runner import Invocation, run_hammerdb
+from dbbench.drivers.hammerdb.jobstore import list_jobs, read_job
 from dbbench.drivers.hammerdb.script import (
     BENCHMARK_NAME,
-    NO_PASSWORD,
-    HdbDb,
-    Target,
+    DATABASES,
     TproccOptions,
     TprochOptions,
     Workload,
-    build_script,
-    run_script,
-    target_for,
 )
-from dbbench.drivers.registry import open_engine
-from dbbench.drivers.sysinfo import engine_info, system_info
-from dbbench.drivers.url import EngineURL, parse_url, redact
+from dbbench.drivers.url import parse_url
 from dbbench.errors import DbbenchError, ExitCode
+from dbbench.reports.escape import terminal
 from dbbench.reports.hammerdb_export import (
     JOB_REPORT_SCHEMA,
     from_job_report,
+    load_job_report,
     to_job_report,
     validate_job_report,
 )
 from dbbench.reports.loading import load_any_result
-from dbbench.reports.model import EngineInfo, HammerDBResult, kit_version
+from dbbench.reports.model import HammerDBResult, kit_version
 from dbbench.reports.o2c_render import is_o2c_result, load_o2c
+from dbbench.reports.safeio import OutputError, write_text
 
-RESULT_FILE = "result.json"
 app = typer.Typer(
     help="Drive an installed HammerDB (TPROC-C, TPROC-H); import and export its results.",
     no_args_is_help=True,
@@ -91,119 +83,46 @@ def _install(path: Path | None) -> HammerDBInstall:
     return install
 
 
-def _hdb_db(url: EngineURL) -> tuple[HdbDb, EngineInfo]:
-    """HammerDB's database type for the URL, and what dbbench can learn about the engine."""
-    info = EngineInfo(name=url.scheme, url=redact(url), dialect=url.scheme)
-    scheme = url.scheme
-    if scheme in ("postgresql", "postgres"):
-        db: HdbDb = "pg"
-    elif scheme in ("mariadb", "mysql"):
-        db = "maria" if scheme == "mariadb" else "mysql"
-    else:
-        raise DbbenchError(
-            f"HammerDB drives PostgreSQL and MariaDB/MySQL here, not {scheme!r} "
-            "(use postgresql://... or mysql://... / mariadb://...)"
-        )
-    probe = url
-    if db == "pg":  # the target database may not exist yet: ask the server's own
-        probe = EngineURL(
-            url.scheme, url.driver, url.username, url.password, url.host, url.port, "postgres"
-        )
-    try:
-        engine = open_engine(probe)
-        try:
-            info = engine_info(engine, str(url))
-        finally:
-            engine.close()
-    except Exception:  # disclosure only: HammerDB itself will say if the server is not there
-        return db, info
-    if db == "mysql" and "mariadb" in info.version.lower():
-        db = "maria"
-    info.name = {"pg": "postgresql", "maria": "mariadb", "mysql": "mysql"}[db]
-    return db, info
-
-
-def _run_dir(out: Path | None, workload: Workload, engine: str, force: bool) -> Path:
-    if out is None:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        out = Path("runs") / f"hammerdb-{workload}-{engine}-{stamp}"
-    if out.exists() and any(out.iterdir()) and not force:
-        raise DbbenchError(f"run directory {out} is not empty (use --force to reuse it)")
-    out.mkdir(parents=True, exist_ok=True)
-    return out
-
-
 def _progress(quiet: bool) -> Any:
     def show(line: str) -> None:
         if not quiet and _PROGRESS.search(line):
-            typer.echo(f"hammerdb: {line}", err=True)
+            typer.echo(f"hammerdb: {terminal(line)}", err=True)
 
     return show
 
 
-def _invoke(
-    install: HammerDBInstall,
-    target: Target,
-    url: EngineURL,
-    workload: Workload,
-    opts: TproccOptions | TprochOptions,
-    out: Path,
-    step: str,
-    quiet: bool,
-) -> Invocation:
-    script = build_script if step == "build" else run_script
-    # HammerDB needs a non-empty value; its MariaDB/MySQL drivers send none for "null"
-    password = url.password or (NO_PASSWORD if target.db == "pg" else "null")
-    if not quiet:
-        typer.echo(
-            f"dbbench: HammerDB {install.version} {step} {BENCHMARK_NAME[workload]}", err=True
-        )
-    return run_hammerdb(
-        install,
-        script(target, workload, opts),
-        out,
-        step,
-        password=password,
-        owner_password=secrets.token_hex(12),  # the schema owner's; only the build needs it
-        on_line=_progress(quiet),
-    )
+def _step(quiet: bool) -> Any:
+    def show(text: str) -> None:
+        if not quiet:
+            typer.echo(f"dbbench: {text}", err=True)
+
+    return show
 
 
-def _failed_result(
-    workload: Workload, info: EngineInfo, install: HammerDBInstall, errors: list[str]
-) -> HammerDBResult:
-    return HammerDBResult(
-        benchmark=BENCHMARK_NAME[workload],  # type: ignore[arg-type]
-        jobid="",
-        database={"postgresql": "PostgreSQL", "mariadb": "MariaDB"}.get(info.name, info.name),
-        engine=info,
-        system=system_info(),
-        kit_version=kit_version(),
-        hammerdb_version=install.version,
-        created=time.time(),
-        status="failed",
-        errors=errors,
-    )
+def _write(path: Path, text: str) -> None:
+    try:
+        write_text(path, text)
+    except OutputError as exc:
+        raise DbbenchError(str(exc)) from None
 
 
-def _finish(result: HammerDBResult, out: Path) -> None:
-    path = out / RESULT_FILE
-    result.write(path)
+def _finish(result: HammerDBResult, path: Path) -> None:
     if result.status == "complete":
+        name = terminal(result.engine.name)
         if result.benchmark == "TPROC-C":
             typer.echo(
-                f"{result.benchmark} {result.engine.name}: {result.nopm:,.0f} NOPM, "
+                f"{result.benchmark} {name}: {result.nopm:,.0f} NOPM, "
                 f"{result.tpm:,.0f} TPM ({result.active_virtual_users} virtual users)"
             )
         else:
             typer.echo(
-                f"{result.benchmark} {result.engine.name}: geometric mean "
+                f"{result.benchmark} {name}: geometric mean "
                 f"{result.geomean_seconds} s over {result.queries} queries"
             )
     typer.echo(f"wrote {path}", err=True)
     if result.status != "complete":
         for error in result.errors[:5]:
-            typer.echo(f"dbbench: hammerdb: {error}", err=True)
+            typer.echo(f"dbbench: hammerdb: {terminal(error)}", err=True)
         typer.echo("dbbench: the HammerDB run is invalid; its outputs are kept", err=True)
         raise typer.Exit(ExitCode.INVALID_RUN)
 
@@ -223,8 +142,10 @@ def check(hammerdb: HammerDir = None, as_json: bool = typer.Option(False, "--jso
             "hint": install.hint,
         }
         typer.echo(json.dumps(doc, indent=2))
-    else:
+    elif install.usable:
         typer.echo(install.describe())
+    else:
+        typer.echo(f"dbbench: {install.describe()}", err=True)
     if not install.usable:
         raise typer.Exit(ExitCode.USER_ERROR)
 
@@ -284,9 +205,7 @@ def run(
 ) -> None:  # fmt: skip
     """Build and/or run TPROC-C or TPROC-H with HammerDB; write result.json in --out."""
     wl = _workload(workload)
-    url = parse_url(engine)
-    db, info = _hdb_db(url)
-    target = target_for(url, db, owner)
+    conn = connect(parse_url(engine), owner)  # one line, before HammerDB starts
     opts: TproccOptions | TprochOptions
     if wl == "tprocc":
         opts = _tprocc(
@@ -304,85 +223,88 @@ def run(
             raise DbbenchError("--scale-factor, --virtual-users, --query-sets must be at least 1")
         opts = TprochOptions(scale_factor, virtual_users, build_vus, query_sets, refresh, parallel)
     install = _install(hammerdb)
-    install.driver_for({"pg": "postgresql", "maria": "mariadb", "mysql": "mysql"}[db])
-    run_dir = _run_dir(out, wl, info.name, force)
-    build_info: dict[str, Any] = {}
+    install.driver_for(DATABASES[conn.target.db].engine)
+    run_dir = out if out is not None else default_run_dir(wl, conn.info.name)
+    plan = Plan(wl, opts, build=build, build_only=build_only)
     try:
-        if build or build_only:
-            b = _invoke(install, target, url, wl, opts, run_dir, "build", quiet)
-            build_info = {"jobid": b.jobid, "seconds": round(b.seconds, 3), "ok": b.ok}
-            if not b.ok:
-                result = _failed_result(wl, info, install, ["schema build failed", *b.failures])
-                result.build = build_info
-                _finish(result, run_dir)
-            if build_only:
-                (run_dir / "build.json").write_text(json.dumps(build_info, indent=2) + "\n")
-                typer.echo(f"built {BENCHMARK_NAME[wl]} in {b.seconds:.0f} s (job {b.jobid})")
-                return
-        r = _invoke(install, target, url, wl, opts, run_dir, "run", quiet)
-    except KeyboardInterrupt:
-        result = _failed_result(wl, info, install, ["interrupted (Ctrl-C); HammerDB was stopped"])
-        result.build = build_info
-        result.write(run_dir / RESULT_FILE)
-        raise
-    if r.jobid is None:
-        result = _failed_result(wl, info, install, r.failures)
-    else:
-        try:
-            result = read_job(
-                r.job_store,
-                r.jobid,
-                kit_version=kit_version(),
-                hammerdb_version=install.version,
-                system=system_info(),
-                source="run",
-            )
-        except JobStoreError as exc:
-            result = _failed_result(wl, info, install, [*r.failures, str(exc)])
-        else:
-            hdb_version = result.engine.version
-            result.engine = info
-            result.engine.version = info.version or hdb_version
-            result.errors = list(dict.fromkeys([*r.failures, *result.errors]))
-            if result.errors:
-                result.status = "failed"
-    result.build = build_info
-    _finish(result, run_dir)
+        outcome = run_flow(
+            install,
+            conn,
+            plan,
+            run_dir,
+            force=force,
+            on_line=_progress(quiet),
+            on_step=_step(quiet),
+        )
+    except Interrupted as exc:
+        typer.echo(
+            f"dbbench: interrupted; HammerDB was stopped; partial result: {exc.path}", err=True
+        )
+        raise typer.Exit(ExitCode.INTERRUPTED) from None
+    if outcome.result is None:  # --build-only
+        seconds = outcome.build.get("seconds", 0.0)
+        job = outcome.build.get("jobid")
+        typer.echo(f"built {BENCHMARK_NAME[wl]} in {seconds:.0f} s (job {job})")
+        return
+    _finish(outcome.result, outcome.result_path)
+
+
+def _read_job_report(source: Path) -> HammerDBResult:
+    try:
+        doc = load_job_report(source.read_bytes())
+    except ValueError as exc:
+        raise DbbenchError(
+            f"{source}: neither a HammerDB job store (SQLite) nor a job-report JSON ({exc})"
+        ) from None
+    problems = validate_job_report(doc)
+    if problems:
+        raise DbbenchError(f"{source}: not a valid {JOB_REPORT_SCHEMA}: {problems[0]}")
+    return from_job_report(doc, kit_version=kit_version())
 
 
 @app.command("import")
 def import_command(
     source: Annotated[Path, typer.Argument(help="A hammer.DB job store or a job-report JSON.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The dbbench result file.")],
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="The dbbench result file.")
+    ] = None,
     job: Annotated[
         str | None, typer.Option("--job", help="Job id (default: the newest run).")
     ] = None,
     list_only: Annotated[bool, typer.Option("--list", help="List the store's jobs.")] = False,
+    hammerdb_version: Annotated[
+        str, typer.Option("--hammerdb-version", help="The HammerDB version that made the job.")
+    ] = "",
 ) -> None:
     """Bring a HammerDB result (from any machine) into a dbbench result file."""
     if not source.is_file():
         raise DbbenchError(f"no such file: {source}")
     with source.open("rb") as f:
         head = f.read(16)
-    if head.startswith(b"SQLite format 3"):
-        if list_only:
-            for j in list_jobs(source):
-                typer.echo(f"{j['jobid']}  {j['db']:<12} {j['bm']:<6} {j['timestamp']}")
-            return
+    is_store = head.startswith(b"SQLite format 3")
+    if list_only:
+        if not is_store:
+            raise DbbenchError(f"{source}: --list needs a HammerDB job store (hammer.DB)")
+        for j in list_jobs(source):
+            typer.echo(
+                terminal(
+                    f"{j['jobid']}  {j['db']:<12} {j['bm']:<6} {j['kind']:<5} "
+                    f"{j['result']:<20} {j['timestamp']}"
+                ).rstrip()
+            )
+        return
+    if output is None:
+        raise DbbenchError("name the dbbench result file to write: -o FILE")
+    if is_store:
         result = read_job(source, job, kit_version=kit_version())
     else:
-        try:
-            doc = json.loads(source.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise DbbenchError(
-                f"{source}: neither a HammerDB job store (SQLite) nor a job-report JSON ({exc})"
-            ) from None
-        problems = validate_job_report(doc)
-        if problems:
-            raise DbbenchError(f"{source}: not a valid {JOB_REPORT_SCHEMA}: {problems[0]}")
-        result = from_job_report(doc, kit_version=kit_version())
-    result.write(output)
-    typer.echo(f"imported {result.benchmark} job {result.jobid} ({result.status}) -> {output}")
+        result = _read_job_report(source)
+    if hammerdb_version:
+        result.hammerdb_version = hammerdb_version
+    _write(output, result.to_json())
+    typer.echo(
+        terminal(f"imported {result.benchmark} job {result.jobid} ({result.status}) -> {output}")
+    )
 
 
 @app.command("export")
@@ -408,8 +330,7 @@ def export_command(
     if output is None:
         sys.stdout.write(text)
     else:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
+        _write(output, text)
         typer.echo(f"wrote {output}", err=True)
 
 

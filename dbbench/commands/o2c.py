@@ -1,41 +1,43 @@
-"""``dbbench o2c prepare|run|search|check|cleanup``: the SD-like order-to-cash workload.
+"""``dbbench o2c prepare|run|search|scale|scale-nodes|check|cleanup``: the SD-like
+order-to-cash workload.
 
 Unofficial and SD-like: its rating is "O2C-SAPS (unofficial)", never SAPS, and no figure is
-comparable with SAP certifications. Thin commands over :mod:`dbbench.drivers.o2c`; the
-metrics and the report come from :mod:`dbbench.reports.o2c_metrics` and ``o2c_render``.
-Exit codes: 0 valid, 3 invalid run (response time above the limit, a failed step, a lost
-server) or failed check, 1 a user error.
+comparable with SAP certifications. The commands parse and print: each workload runs in
+:func:`drivers.lifecycle.open_run` (the database's benchmark lock, signals) through
+:mod:`dbbench.drivers.o2c.study`; the verdicts, metrics and report come from
+:mod:`dbbench.reports.o2c_metrics` and ``o2c_render``. Exit codes: 0 valid, 3 invalid run
+(response time above the limit, a failed step, a lost server) or failed check, 1 a user error.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from dbbench.commands.o2c_progress import O2CDisplay, display
-from dbbench.commands.signals import sigterm_as_interrupt
-from dbbench.drivers.engine import Engine
-from dbbench.drivers.errors import DriversError
-from dbbench.drivers.o2c import setup
-from dbbench.drivers.o2c.result import build_result
-from dbbench.drivers.o2c.simulator import (
-    INTERRUPTED,
-    RunConfig,
-    Simulator,
-    planned_probe,
-    search,
+from dbbench.commands.options import OptionGroup, grouped, option
+from dbbench.drivers.lifecycle import open_run
+from dbbench.drivers.o2c.simulator import SD_WINDOW, RunConfig
+from dbbench.drivers.o2c.study import (
+    O2CWorkload,
+    SearchLimits,
+    node_study,
+    scale_study,
+    search_with_confirmation,
 )
-from dbbench.drivers.registry import open_engine
 from dbbench.drivers.url import redact
 from dbbench.errors import DbbenchError, ExitCode
 from dbbench.reports.model import O2CProbe, O2CResult
 from dbbench.reports.o2c_metrics import (
     RATING_NAME,
-    ProbeSummary,
+    TRANSACTION_STEPS,
+    Limits,
     summarize,
     summarize_result,
 )
@@ -60,51 +62,259 @@ EngineUrls = Annotated[
 ]
 Seed = Annotated[int, typer.Option("--seed", help="Seed of the master-data allocation.")]
 Users = Annotated[int, typer.Option("--users", "-u", help="Simulated users.")]
-Think = Annotated[float, typer.Option("--think", help="Think time per dialog step, seconds.")]
-ThinkDist = Annotated[str, typer.Option("--think-dist", help="fixed (SD-like) or exp.")]
-Rampup = Annotated[
-    float | None,
-    typer.Option("--rampup", help="Log-on ramp-up, seconds (default: one think time)."),
-]
-Steady = Annotated[float, typer.Option("--steady", help="Measured steady-state window, seconds.")]
-Wp = Annotated[
-    int | None,
+Steady = Annotated[
+    float,
     typer.Option(
-        "--work-processes",
-        "-w",
-        help="Connections shared by the users (default: 2 x CPUs, capped by the server).",
+        "--steady",
+        help="Measured steady-state window, seconds (at least; rounded up to whole loops). "
+        "Under 900 s (SD's 15 minutes) it is labelled 'short window, not SD-like'.",
     ),
 ]
-RtLimit = Annotated[
-    float, typer.Option("--rt-limit", help="Average dialog response-time limit, seconds.")
+ProbeSteady = Annotated[
+    float | None,
+    typer.Option(
+        "--steady",
+        help="Each probe's window, seconds (rounded up to whole loops; default "
+        "--probe-loops whole loops).",
+    ),
 ]
-Out = Annotated[Path | None, typer.Option("--out", "-o", help="Result file (JSON).")]
-Interval = Annotated[float, typer.Option("--progress", help="Seconds between progress lines.")]
+Out = Annotated[
+    Path | None,
+    typer.Option("--out", "-o", help="Result file (JSON; default: runs/o2c-KIND-TIME.json)."),
+]
 
 
-def _open_nodes(urls: list[str]) -> list[Engine]:
-    """The other nodes of a cluster; one that is down is one line naming it."""
-    opened: list[Engine] = []
-    try:
-        for k, url in enumerate(urls, 2):
-            try:
-                opened.append(open_engine(url))
-            except (DbbenchError, DriversError) as exc:
-                raise DriversError(f"node {k} ({redact(url)}) is not reachable: {exc}") from exc
-    except BaseException:
-        for node in opened:
-            node.close()
-        raise
-    return opened
+@dataclass(frozen=True)
+class Dialog:
+    """The options of every measuring o2c command, declared once (:data:`DIALOG`)."""
+
+    think: float
+    think_dist: str
+    rampup: float | None
+    work_processes: str | None
+    rt_limit: float
+    rt_p90: float | None
+    rt_p99: float | None
+    rt_limit_step: list[str]
+    progress: float
+
+    def start(self, users: int, steady: float) -> tuple[RunConfig, O2CDisplay]:
+        """The checked run configuration for ``users`` and the display that shows it."""
+        shown = display(self.rt_limit)
+        return self.config(users, steady, shown), shown
+
+    @property
+    def auto(self) -> bool:
+        """``--work-processes auto``: the search widens the pool while it limits the RT."""
+        return (self.work_processes or "").strip().lower() == "auto"
+
+    def pool(self) -> int | None:
+        """The work processes asked for (None: the default, also the start of ``auto``)."""
+        if self.work_processes is None or self.auto:
+            return None
+        try:
+            return int(self.work_processes)
+        except ValueError:
+            raise DbbenchError(
+                f"--work-processes {self.work_processes!r}: a number of connections or 'auto'"
+            ) from None
+
+    def fixed_pool(self, command: str) -> None:
+        """``auto`` is a search's: other commands refuse it in one line."""
+        if self.auto:
+            raise DbbenchError(
+                f"--work-processes auto is for search and scale-nodes, not {command}: "
+                "give a number (the search reports the one it chose)"
+            )
+
+    def limits(self) -> Limits:
+        """The response-time limits: the average, percentiles, per transaction."""
+        if self.rt_limit <= 0:
+            raise DbbenchError(f"--rt-limit must be positive, not {self.rt_limit:g}")
+        for flag, v in (("--rt-p90", self.rt_p90), ("--rt-p99", self.rt_p99)):
+            if v is not None and v <= 0:
+                raise DbbenchError(f"{flag} must be positive, not {v:g}")
+        return Limits(
+            self.rt_limit, self.rt_p90, self.rt_p99, transaction_limits(self.rt_limit_step)
+        )
+
+    def config(self, users: int, steady: float, shown: O2CDisplay) -> RunConfig:
+        cfg = RunConfig(
+            users, self.think, self.think_dist, self.rampup, steady, self.pool(),
+            progress_interval=shown.interval(self.progress),
+        )  # fmt: skip
+        cfg.validate()
+        return cfg
 
 
-def _node_labels(urls: list[str]) -> list[str]:
-    """The nodes as a result records them (no passwords); none for one database."""
-    return [redact(u) for u in urls] if len(urls) > 1 else []
+@dataclass(frozen=True)
+class Search:
+    """The options of the searching commands (``search``, ``scale-nodes``)."""
+
+    max_users: int | None
+    max_probes: int
+    confirm_steady: float
+    probe_loops: int
+    confirm_repeat: int
+
+    def limits(self, rt_limit: float, steady: float | None) -> SearchLimits:
+        """The search's bounds; ``steady`` given: the probes' windows (whole loops)."""
+        if self.confirm_steady < 0:
+            raise typer.BadParameter("--confirm-steady must not be negative")
+        if self.max_probes <= 0:
+            raise typer.BadParameter("--max-probes must be positive")
+        if self.probe_loops <= 0:
+            raise typer.BadParameter("--probe-loops must be positive")
+        if self.confirm_repeat <= 0:
+            raise typer.BadParameter("--confirm-repeat must be positive")
+        loops = None if steady is not None else self.probe_loops
+        return SearchLimits(
+            rt_limit, self.max_users, self.max_probes, self.confirm_steady, loops,
+            confirm_repeat=self.confirm_repeat,
+        )  # fmt: skip
+
+
+#: The options of :class:`Dialog`, added to each measuring command's own.
+DIALOG = OptionGroup(
+    (
+        option("think", float, 10.0, "--think", help="Think time per dialog step, seconds."),
+        option("think_dist", str, "fixed", "--think-dist", help="fixed (SD-like) or exp."),
+        option(
+            "rampup", float | None, None, "--rampup",
+            help="Log-on ramp-up, seconds (default: one think time).",
+        ),
+        option(
+            "work_processes", str | None, None, "--work-processes", "-w",
+            help="Connections shared by the users (default: 2 x CPUs, capped by the server); "
+            "auto (search, scale-nodes): widen them while they, not the database, hold the RT.",
+        ),
+        option(
+            "rt_limit", float, 1.0, "--rt-limit",
+            help="Average dialog response-time limit, seconds (SD's rule).",
+        ),
+        option(
+            "rt_p90", float | None, None, "--rt-p90",
+            help="Also limit the 90th percentile of the dialog response time, seconds.",
+        ),
+        option(
+            "rt_p99", float | None, None, "--rt-p99",
+            help="Also limit the 99th percentile of the dialog response time, seconds.",
+        ),
+        option(
+            "rt_limit_step", list[str], [], "--rt-limit-step",
+            help="A transaction's own average limit, e.g. VA01=1.5 (repeatable).",
+        ),
+        option("progress", float, 10.0, "--progress", help="Seconds between progress lines."),
+    ),
+    Dialog,
+)  # fmt: skip
+
+#: The options of :class:`Search`.
+SEARCH = OptionGroup(
+    (
+        option("max_users", int | None, None, "--max-users", help="Never probe more."),
+        option(
+            "max_probes", int, 12, "--max-probes", help="At most this many probes per search."
+        ),
+        option(
+            "confirm_steady", float, SD_WINDOW, "--confirm-steady",
+            help="Steady window of the confirmation run at the count found (default SD's "
+            "15 minutes, rounded up to whole loops); 0: none.",
+        ),
+        option(
+            "probe_loops", int, 2, "--probe-loops",
+            help="Each probe's window in whole loops (unless --steady is given).",
+        ),
+        option(
+            "confirm_repeat", int, 1, "--confirm-repeat",
+            help="Runs of the confirmation (the report gives their mean and 95 % CI).",
+        ),
+    ),
+    Search,
+)  # fmt: skip
+
+
+def measuring(name: str, *, search: bool = False) -> Callable[[Callable[..., None]], None]:
+    """Register ``o2c NAME`` with :data:`DIALOG`'s options (and :data:`SEARCH`'s), handed
+    to the function as ``dialog`` (and ``search``)."""
+    groups = {"dialog": DIALOG, **({"search": SEARCH} if search else {})}
+
+    def register_command(fn: Callable[..., None]) -> None:
+        app.command(name)(grouped(fn, groups))
+
+    return register_command
 
 
 def _out(out: Path | None, kind: str) -> Path:
-    return out or Path(f"o2c-{kind}-{time.strftime('%Y%m%d-%H%M%S')}.json")
+    """A result file: as given, or a new one under ``runs/`` (never a loose file here)."""
+    if out is not None:
+        return out
+    stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    return Path("runs") / f"o2c-{kind}-{stamp}.json"
+
+
+def transaction_limits(items: list[str]) -> dict[str, float]:
+    """``["VA01=1.5", ...]``: each transaction's own average response-time limit."""
+    found: dict[str, float] = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        name = name.strip().upper()
+        try:
+            limit = float(value)
+        except ValueError:
+            limit = -1.0
+        if name not in TRANSACTION_STEPS or not limit > 0:
+            raise DbbenchError(
+                f"--rt-limit-step {item!r}: TRANSACTION=SECONDS with a positive limit, "
+                f"TRANSACTION one of {', '.join(TRANSACTION_STEPS)}"
+            )
+        found[name] = limit
+    return found
+
+
+@dataclass(frozen=True)
+class CliJudge:
+    """The reports' verdicts for the workloads of :mod:`drivers.o2c.study`."""
+
+    limits: Limits
+
+    def passes(self, probe: O2CProbe) -> bool:
+        return summarize(probe, self.limits).passed
+
+    def describe(self, probe: O2CProbe, passed: bool) -> str:
+        s = summarize(probe, self.limits)
+        label = "confirmation" if probe.role == "confirmation" else "probe"
+        why = f" ({s.reasons[0]})" if s.reasons else ""
+        return (
+            f"{label} {probe.users:,} users, W={probe.work_processes}: avg RT {s.avg_rt:.3f} s "
+            f"(p90 {s.overall.p90:.3f}, p99 {s.overall.p99:.3f}; work-process wait "
+            f"{s.rt_pool_wait:.3f}, database {s.avg_db:.3f}, driver lag {s.rt_driver_lag:.3f}), "
+            f"{s.steps_per_hour:,.0f} dialog steps/h, {RATING_NAME} {s.rating:,.0f} -> "
+            f"{'pass' if passed else 'fail'}{why}"
+        )
+
+    def best(self, result: O2CResult) -> int | None:
+        summary = summarize_result(result)
+        if summary.best is None:
+            return None
+        return next(i for i, x in enumerate(summary.probes) if x is summary.best)
+
+    def pool_bound(self, probe: O2CProbe) -> tuple[float, bool]:
+        s = summarize(probe, self.limits)
+        return s.avg_rt, s.bottleneck == "work-process wait" and s.rt_pool_wait > s.avg_rt / 2
+
+    def scaled(self, probe: O2CProbe) -> str:
+        s = summarize(probe, self.limits)
+        return (
+            f"scale: {probe.users:,} users: avg RT {s.avg_rt:.3f} s "
+            f"(p90 {s.overall.p90:.3f}, p99 {s.overall.p99:.3f}), "
+            f"{s.steps_per_hour:,.0f} dialog steps/h"
+        )
+
+
+def _wrote(result: O2CResult, path: Path, also: str = "") -> None:
+    typer.echo(render_o2c(result, "text"))
+    typer.echo(f"wrote {path}{also}", err=True)
 
 
 @app.command("prepare")
@@ -116,319 +326,99 @@ def prepare_cmd(
     ] = None,
 ) -> None:
     """Check the TPC-H database, allocate each user's master data, snapshot what may change."""
-    eng = open_engine(engine)
-    try:
-        p = setup.prepare(eng, seed=seed, users=users)
-    finally:
-        eng.close()
+    with open_run([engine], must_exist=True) as scope:
+        p = O2CWorkload(seed=seed, users=users).prepare(scope)
     typer.echo(
         f"prepared {redact(engine)} for {p.users:,} o2c users (seed {p.seed}, "
         f"SF {p.scale_factor:g}, order keys from {p.key_base:,})"
     )
 
 
-def _config(
-    users: int,
-    think: float,
-    think_dist: str,
-    rampup: float | None,
-    steady: float,
-    wp: int | None,
-    interval: float,
-) -> RunConfig:
-    cfg = RunConfig(
-        users=users,
-        think=think,
-        think_dist=think_dist,
-        rampup=rampup,
-        steady=steady,
-        work_processes=wp,
-        progress_interval=interval,
-    )
-    cfg.validate()
-    return cfg
-
-
-@app.command("run")
+@measuring("run")
 def run_cmd(
     engines: EngineUrls,
     users: Users,
-    think: Think = 10.0,
-    think_dist: ThinkDist = "fixed",
-    rampup: Rampup = None,
-    steady: Steady = 300.0,
-    work_processes: Wp = None,
-    rt_limit: RtLimit = 1.0,
+    dialog: Dialog,
+    steady: Steady = SD_WINDOW,
     out: Out = None,
-    progress: Interval = 10.0,
+    repeat: Annotated[
+        int, typer.Option("--repeat", help="Runs (the report gives their mean and 95 % CI).")
+    ] = 1,
 ) -> None:
     """A fixed number of users: ramp-up, the measured steady state, ramp-down."""
-    shown = display(rt_limit)
-    interval = shown.interval(progress)
-    cfg = _config(users, think, think_dist, rampup, steady, work_processes, interval)
+    limits = dialog.limits()
+    dialog.fixed_pool("run")
+    if repeat < 1:
+        raise DbbenchError(f"--repeat must be at least 1, not {repeat}")
+    cfg, shown = dialog.start(users, steady)
     path = _out(out, "run")
-    journal = path.with_name(path.name + ".steps.csv")
-    urls, engine = engines, engines[0]
-    eng = open_engine(engine)
-    others: list[Engine] = []
-    try:
-        others = _open_nodes(urls[1:])
-        prepared = setup.require_prepared(eng)
-        nodes = [eng, *others] if others else None
-        sim = Simulator(eng, prepared, cfg, shown, journal, engine, nodes)  # checks first
-        # written first: a driver killed outright leaves this file and the step journal
-        planned = planned_probe(cfg, journal.name)
-        build_result("run", eng, engine, prepared, [planned], rt_limit, cfg.__dict__).write(path)
-        journal.unlink(missing_ok=True)
-        with sigterm_as_interrupt(), shown.shown():  # kill or Ctrl-C: a partial result
-            probe = sim.run()
-        probe.nodes = _node_labels(urls)
-        result = build_result("run", eng, engine, prepared, [probe], rt_limit, cfg.__dict__)
-    finally:
-        for node in others:
-            node.close()
-        eng.close()
-    result.write(path)
-    journal.unlink(missing_ok=True)  # everything is in the result now
-    typer.echo(render_o2c(result, "text"))
-    typer.echo(f"wrote {path}", err=True)
-    if not summarize(probe, rt_limit).passed:
+    workload = O2CWorkload(
+        config=cfg, rt_limit=limits.avg, shown=shown, path=path, rt_extra=limits.config(),
+        repeat=repeat,
+    )  # fmt: skip
+    with open_run(engines, must_exist=True) as scope:
+        result = workload.run(scope)
+    _wrote(result, path)
+    if not all(summarize(p, limits).passed for p in result.probes):
         raise typer.Exit(ExitCode.INVALID_RUN)
 
 
-@app.command("search")
+@measuring("search", search=True)
 def search_cmd(
     engines: EngineUrls,
+    dialog: Dialog,
+    search: Search,
     users: Annotated[int, typer.Option("--users", "-u", help="Users of the first probe.")] = 100,
-    max_users: Annotated[int | None, typer.Option("--max-users", help="Never probe more.")] = None,
-    max_probes: Annotated[int, typer.Option("--max-probes", help="At most this many probes.")] = 12,
-    think: Think = 10.0,
-    think_dist: ThinkDist = "fixed",
-    rampup: Rampup = None,
-    steady: Steady = 120.0,
-    work_processes: Wp = None,
-    rt_limit: RtLimit = 1.0,
+    steady: ProbeSteady = None,
     out: Out = None,
-    progress: Interval = 10.0,
-    confirm_steady: Annotated[
-        float,
-        typer.Option(
-            "--confirm-steady",
-            help="Steady window of the confirmation run at the count found; 0: none.",
-        ),
-    ] = 300.0,
 ) -> None:
     """The largest number of users whose steady-state average dialog RT is within the limit,
     confirmed by a full-length run at that count (one step down if it fails)."""
-    if confirm_steady < 0:
-        raise typer.BadParameter("--confirm-steady must not be negative")
-    if max_probes <= 0:
-        raise typer.BadParameter("--max-probes must be positive")
-    shown_ = display(rt_limit)
-    cfg = _config(
-        users, think, think_dist, rampup, steady, work_processes, shown_.interval(progress)
+    limits = replace(
+        search.limits(dialog.rt_limit, steady),
+        rt_extra=dialog.limits().config(),
+        auto_work_processes=dialog.auto,
     )
-
+    cfg, shown = dialog.start(users, steady or SD_WINDOW)
     path = _out(out, "search")
-    result = _search(engines, cfg, rt_limit, max_users, max_probes, confirm_steady, path, shown_)
-    typer.echo(render_o2c(result, "text"))
-    typer.echo(f"wrote {path}", err=True)
+    with open_run(engines, must_exist=True) as scope:
+        judge = CliJudge(dialog.limits())
+        result = search_with_confirmation(scope, cfg, limits, judge, shown, path)
+    _wrote(result, path)
     if summarize_result(result).best is None:
         raise typer.Exit(ExitCode.INVALID_RUN)
 
 
-def _search(
-    engines: list[str],
-    cfg: RunConfig,
-    rt_limit: float,
-    max_users: int | None,
-    max_probes: int,
-    confirm_steady: float,
-    path: Path,
-    shown_: O2CDisplay,
-) -> O2CResult:
-    """A search on the nodes ``engines`` (one database: one URL), its result written to
-    ``path`` before and after every probe, and returned."""
-
-    def verdict(p: O2CProbe) -> bool:
-        return summarize(p, rt_limit).passed
-
-    def shown(p: O2CProbe, ok: bool) -> None:
-        s = summarize(p, rt_limit)
-        label = "confirmation" if p.role == "confirmation" else "probe"
-        shown_.note(
-            f"{label} {p.users:,} users: avg RT {s.avg_rt:.3f} s, {s.steps_per_hour:,.0f} "
-            f"dialog steps/h, {RATING_NAME} {s.rating:,.0f} -> {'pass' if ok else 'fail'}"
-        )
-
-    journal = path.with_name(path.name + ".steps.csv")
-
-    def confirm(
-        probes: list[O2CProbe],
-        base: RunConfig,
-        steady_s: float,
-        passes: Callable[[O2CProbe], bool],
-        before: Callable[[RunConfig], None],
-        after: Callable[[O2CProbe, bool], None],
-    ) -> list[O2CProbe]:
-        """A full-length run at the largest passing count; if it fails, once more at the
-        next passing count below (said on the terminal and visible in the result)."""
-        counts = sorted({p.users for p in probes if passes(p)}, reverse=True)
-        for attempt, n in enumerate(counts[:2]):
-            if attempt:
-                shown_.note(f"confirmation failed: stepping down to {n:,} users")
-            run_cfg = RunConfig(**{**base.__dict__, "users": n, "steady": steady_s})
-            before(run_cfg)
-            shown_.label = f"confirmation: {n:,} users"
-            found = Simulator(eng, prepared, run_cfg, shown_, journal, engine, nodes).run()
-            found.role = "confirmation"
-            ok = passes(found)
-            after(found, ok)
-            stopped = found.status == "failed" or any("interrupted" in e for e in found.errors)
-            if ok or stopped:
-                break
-        return done
-
-    config = {**cfg.__dict__, "max_users": max_users, "max_probes": max_probes}
-    done: list[O2CProbe] = []
-    urls, engine = engines, engines[0]
-    eng = open_engine(engine)
-    others: list[Engine] = []
-    try:
-        others = _open_nodes(urls[1:])
-        nodes = [eng, *others] if others else None
-        prepared = setup.require_prepared(eng)
-        Simulator(eng, prepared, cfg, nodes=nodes)  # its checks before any file
-
-        def keep(probes: list[O2CProbe]) -> None:
-            """The result so far, rewritten before and after every probe: a driver killed
-            outright leaves the finished probes and the running one's step journal."""
-            build_result("search", eng, engine, prepared, probes, rt_limit, config).write(path)
-
-        def before(probe_cfg: RunConfig) -> None:
-            keep([*done, planned_probe(probe_cfg, journal.name)])
-            journal.unlink(missing_ok=True)
-            shown_.label = f"search probe {len(done) + 1}: {probe_cfg.users:,} users"
-
-        def after(p: O2CProbe, ok: bool) -> None:
-            p.nodes = _node_labels(urls)
-            done.append(p)
-            keep(done)
-            journal.unlink(missing_ok=True)
-            shown(p, ok)
-
-        with sigterm_as_interrupt(), shown_.shown():
-            probes = search(
-                eng,
-                prepared,
-                cfg,
-                verdict,
-                max_users=max_users,
-                max_probes=max_probes,
-                on_probe=after,
-                progress=shown_,
-                before_probe=before,
-                journal=journal,
-                url=engine,
-                nodes=nodes,
-            )
-            stopped = any(
-                p.status == "failed" or any(e.startswith(INTERRUPTED) for e in p.errors)
-                for p in probes
-            )  # Ctrl-C, kill or a lost server ended the search: no confirmation run
-            if confirm_steady > 0 and not stopped:
-                probes = confirm(probes, cfg, confirm_steady, verdict, before, after)
-        result = build_result("search", eng, engine, prepared, probes, rt_limit, config)
-    finally:
-        for node in others:
-            node.close()
-        eng.close()
-    result.write(path)
-    journal.unlink(missing_ok=True)
-    return result
-
-
-@app.command("scale-nodes")
+@measuring("scale-nodes", search=True)
 def scale_nodes_cmd(
     engines: EngineUrls,
     users: Annotated[
         int, typer.Option("--users", "-u", help="Users of the first probe on one node.")
     ] = 100,
-    max_users: Annotated[int | None, typer.Option("--max-users", help="Never probe more.")] = None,
-    max_probes: Annotated[int, typer.Option("--max-probes", help="Probes per search.")] = 12,
-    think: Think = 10.0,
-    think_dist: ThinkDist = "fixed",
-    rampup: Rampup = None,
-    steady: Steady = 120.0,
-    work_processes: Wp = None,
-    rt_limit: RtLimit = 1.0,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Directory of the study.")] = Path(
-        "o2c-nodes"
-    ),
-    progress: Interval = 10.0,
-    confirm_steady: Annotated[
-        float, typer.Option("--confirm-steady", help="Steady window of each confirmation run.")
-    ] = 300.0,
+    steady: ProbeSteady = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Directory of the study (default: runs/o2c-nodes-TIME)."),
+    ] = None,
+    *,
+    dialog: Dialog,
+    search: Search,
 ) -> None:
     """SD-Parallel-style node study: a search on the first node, then the first two, ... all
     nodes; users at the RT limit, dialog steps/h and the relative figure per cluster size."""
-    if len(engines) < 2:
-        raise DriversError("a node study needs the URLs of at least two nodes (-e URL -e URL)")
-    if max_probes <= 0:
-        raise typer.BadParameter("--max-probes must be positive")
-    shown_ = display(rt_limit)
-    cfg = _config(
-        users, think, think_dist, rampup, steady, work_processes, shown_.interval(progress)
+    limits = replace(
+        search.limits(dialog.rt_limit, steady),
+        rt_extra=dialog.limits().config(),
+        auto_work_processes=dialog.auto,
     )
-    out.mkdir(parents=True, exist_ok=True)
-    results: list[O2CResult] = []
-    start = cfg.users
-    for k in range(1, len(engines) + 1):
-        shown_.note(f"node study: {k} node{'s' if k > 1 else ''}")
-        step_cfg = RunConfig(**{**cfg.__dict__, "users": start})
-        path = out / f"nodes-{k}.json"
-        found = _search(
-            engines[:k], step_cfg, rt_limit, max_users, max_probes, confirm_steady, path, shown_
-        )
-        results.append(found)
-        best = summarize_result(found).best
-        if best is None:
-            shown_.note(f"{k} nodes: no user count within the limit; the study stops")
-            break
-        start = best.users  # more nodes take at least as many users
-    picked = []
-    limits = []
-    for found in results:
-        summary = summarize_result(found)
-        if summary.best is not None:
-            index = next(i for i, x in enumerate(summary.probes) if x is summary.best)
-            picked.append(found.probes[index])
-            limits.append(limited_by(summary.probes, summary.best.users, max_users))
-    first = results[0]
-    study = O2CResult(
-        kind="nodes", engine=first.engine, system=first.system, kit_version=first.kit_version,
-        scale_factor=first.scale_factor, seed=first.seed, rt_limit=rt_limit,
-        created=first.created, probes=picked,
-        config={**first.config, "nodes": len(engines), "limited_by": limits},
-    )  # fmt: skip
-    path = out / "nodes.json"
+    cfg, shown = dialog.start(users, steady or SD_WINDOW)
+    folder = _out(out, "nodes").with_suffix("") if out is None else out
+    study = node_study(engines, cfg, limits, CliJudge(dialog.limits()), shown, folder)
+    path = folder / "nodes.json"
     study.write(path)
-    typer.echo(render_o2c(study, "text"))
-    typer.echo(f"wrote {path} (and each cluster size's search: {out}/nodes-K.json)", err=True)
-    if len(picked) < len(engines):
+    _wrote(study, path, f" (and each cluster size's search: {folder}/nodes-K.json)")
+    if len(study.probes) < len(engines):
         raise typer.Exit(ExitCode.INVALID_RUN)
-
-
-def limited_by(probes: list[ProbeSummary], best: int, max_users: int | None) -> str:
-    """What ended a search at ``best`` users: a failed probe above it (the response time),
-    the user cap (``--max-users`` or the users prepared), or the probe budget."""
-    if any(not p.passed and p.users > best for p in probes):
-        return "response time"
-    if max_users is not None and best >= max_users:
-        return "--max-users"
-    if all(p.passed for p in probes):
-        return "probe budget or users prepared"
-    return "response time"
 
 
 def user_series(text: str) -> list[int]:
@@ -444,68 +434,36 @@ def user_series(text: str) -> list[int]:
     return values
 
 
-@app.command("scale")
+@measuring("scale")
 def scale_cmd(
     engine: EngineUrl,
+    dialog: Dialog,
     users: Annotated[
         str, typer.Option("--users", "-u", help="User counts, e.g. 50,100,200,400.")
     ] = "50,100,200,400",
-    think: Think = 10.0,
-    think_dist: ThinkDist = "fixed",
-    rampup: Rampup = None,
     steady: Steady = 120.0,
-    work_processes: Wp = None,
-    rt_limit: RtLimit = 1.0,
     out: Out = None,
-    progress: Interval = 10.0,
 ) -> None:
     """A scaling study: dialog steps/h at each user count, relative and per user (efficiency)."""
     series = user_series(users)
-    shown = display(rt_limit)
-    interval = shown.interval(progress)
-    configs = [
-        _config(n, think, think_dist, rampup, steady, work_processes, interval) for n in series
-    ]
+    dialog.fixed_pool("scale")
+    shown = display(dialog.rt_limit)
+    configs = [dialog.config(n, steady, shown) for n in series]
     path = _out(out, "scale")
-    eng = open_engine(engine)
-    probes: list[O2CProbe] = []
-    try:
-        prepared = setup.require_prepared(eng)
-        config = {**configs[0].__dict__, "users": series}
-        for k, cfg in enumerate(configs, 1):
-            shown.label = f"scale point {k}/{len(configs)}: {cfg.users:,} users"
-            sim = Simulator(eng, prepared, cfg, shown, url=engine)
-            with sigterm_as_interrupt(), shown.shown():  # kill or Ctrl-C: the points so far stay
-                try:
-                    probes.append(sim.run())
-                finally:
-                    if probes:
-                        build_result(
-                            "scale", eng, engine, prepared, probes, rt_limit, config
-                        ).write(path)
-            s = summarize(probes[-1], rt_limit)
-            shown.note(
-                f"scale: {cfg.users:,} users: avg RT {s.avg_rt:.3f} s, "
-                f"{s.steps_per_hour:,.0f} dialog steps/h"
-            )
-        result = build_result("scale", eng, engine, prepared, probes, rt_limit, config)
-    finally:
-        eng.close()
-    result.write(path)
-    typer.echo(render_o2c(result, "text"))
-    typer.echo(f"wrote {path}", err=True)
-    if any(p.errors for p in probes):
+    with open_run([engine], must_exist=True) as scope:
+        result = scale_study(
+            scope, configs, dialog.rt_limit, CliJudge(dialog.limits()), shown, path
+        )
+    _wrote(result, path)
+    if any(p.errors for p in result.probes):
         raise typer.Exit(ExitCode.INVALID_RUN)
 
 
 @app.command("check")
 def check_cmd(engine: EngineUrl) -> None:
     """Business invariants after any run, also an interrupted one."""
-    eng = open_engine(engine)
-    try:
-        problems = setup.check(eng)
-    finally:
-        eng.close()
+    with open_run([engine], must_exist=True) as scope:
+        problems = O2CWorkload().check(scope)
     if problems:
         for line in problems:
             typer.echo(f"FAIL {line}", err=True)
@@ -521,11 +479,8 @@ def cleanup_cmd(
     ] = False,
 ) -> None:
     """Restore the TPC-H tables exactly (checksums as before prepare); drop the o2c tables."""
-    eng = open_engine(engine)
-    try:
-        r = setup.cleanup(eng, force=force)
-    finally:
-        eng.close()
+    with open_run([engine], must_exist=True) as scope:
+        r = O2CWorkload(force=force).cleanup(scope)
     same = r.touched_equal and r.fingerprints_equal
     typer.echo(
         f"o2c cleanup: deleted {r.orders_deleted:,} orders and {r.lines_deleted:,} lines; "

@@ -4,12 +4,20 @@
 ``run``, ``load``, ``power``, ``throughput``): a positive finite number, or one clear line and
 exit code 1. What a command's library accepts beyond that (dbgen's 64-bit key limit, say) is
 checked by the library itself.
+
+A group of options that several commands share (``run``'s engine, scale factor and run
+directory; ``o2c``'s dialog settings) is declared once as an :class:`OptionGroup`: its
+options are added to each command that names the group, and the command receives them as
+one object (:func:`command`).
 """
 
 from __future__ import annotations
 
+import inspect
 import math
-from typing import Annotated
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any
 
 import typer
 
@@ -36,5 +44,66 @@ ScaleFactor = Annotated[
         parser=parse_scale_factor,
         metavar="SF",
         help="Scale factor (> 0; the official ones are 1, 10, 30, 100, 300, 1000, ...).",
+    ),
+]
+
+
+def option(name: str, kind: Any, default: Any, *flags: str, help: str) -> inspect.Parameter:
+    """One option of a group: ``name`` (the parameter), its type, default, flags and help."""
+    return inspect.Parameter(
+        name,
+        inspect.Parameter.KEYWORD_ONLY,
+        default=default,
+        annotation=Annotated[kind, typer.Option(*flags, help=help)],
+    )
+
+
+@dataclass(frozen=True)
+class OptionGroup:
+    """Options declared once; ``make(**values)`` builds what the command receives."""
+
+    options: Sequence[inspect.Parameter]
+    make: Callable[..., Any]
+
+
+def grouped(
+    fn: Callable[..., None], groups: dict[str, OptionGroup], *, first: bool = False
+) -> Callable[..., None]:
+    """``fn`` as a command: its own parameters (those not named in ``groups``) and each
+    group's options (before its own with ``first``); ``fn`` receives each group as one
+    object under the group's name. Register the returned function with ``app.command``."""
+    signature = inspect.signature(fn, eval_str=True)
+    own = [p for p in signature.parameters.values() if p.name not in groups]
+    shared = [p for group in groups.values() for p in group.options]
+    params = [*shared, *own] if first else [*own, *shared]
+    if first:  # keyword-only after positional-or-keyword, as inspect requires
+        params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in params]
+
+    def call(**given: Any) -> None:
+        for arg, group in groups.items():
+            given[arg] = group.make(**{p.name: given.pop(p.name) for p in group.options})
+        fn(**given)
+
+    call.__signature__ = inspect.Signature(params, return_annotation=None)  # type: ignore[attr-defined]
+    call.__annotations__ = {p.name: p.annotation for p in params}
+    call.__doc__, call.__name__ = fn.__doc__, fn.__name__
+    return call
+
+
+#: A study's passes of the 22 queries after each benchmark (``dbbench suite``, ``scale``).
+Cold = Annotated[
+    bool,
+    typer.Option(
+        "--cold",
+        help="After each benchmark, one cold pass of the 22 queries per repetition, each after "
+        "the engine is reopened and the page cache dropped where allowed (else: warm only).",
+    ),
+]
+Repetitions = Annotated[
+    int,
+    typer.Option(
+        "--repetitions",
+        help="After each benchmark, N hot passes of the 22 queries, reported apart from the "
+        "cold ones (not a suite file's repetitions of whole benchmarks).",
     ),
 ]

@@ -1,7 +1,8 @@
 """``dbbench preflight``: the configuration warnings of an engine, without running anything.
 
 The same lines are printed at the start of ``run`` and of every suite entry, and listed in
-the run's report (:mod:`reports.fairness`).
+the run's report (:mod:`reports.fairness`). The rules are the engine's own facts
+(``EngineFacts.preflight``, ``bytes_per_sf``), passed to the reports as plain data.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ import typer
 from dbbench.commands.options import ScaleFactor
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sysinfo import engine_info, system_info
-from dbbench.reports.fairness import preflight
+from dbbench.reports.fairness import PreflightFacts, preflight, preflight_result
 from dbbench.reports.model import BenchmarkResult
 
 
 def warn_unfair(result: BenchmarkResult) -> list[str]:
-    """Print the preflight lines of a benchmark about to run; return them."""
-    lines = preflight(result.engine, result.scale_factor, result.system.memory_bytes)
+    """Print the preflight lines of a benchmark about to run (from the facts its engine
+    recorded in it); return them."""
+    lines = preflight_result(result)
     for line in lines:
         typer.echo(f"dbbench: warning: {line}", err=True)
     return lines
@@ -36,7 +38,8 @@ def preflight_command(
         info = engine_info(db, engine)
     finally:
         db.close()
-    lines = preflight(info, sf, system_info().memory_bytes)
+    facts = PreflightFacts.from_data(db.facts.preflight_facts())
+    lines = preflight(info, sf, system_info().memory_bytes, facts)
     for line in lines:
         typer.echo(f"warning: {line}")
     if not lines:

@@ -68,7 +68,9 @@ def qgen(
         header = f"-- using {value} as a seed to the RNG"
     texts = [render(q, params[q], dialect=dialect, stream=stream or 0).script() for q in order]
     if log is not None:
-        with log.open("a", encoding="utf-8") as out:
+        from dbbench.reports.safeio import open_append  # the one writer; only when logging
+
+        with open_append(log) as out:
             out.write(parameter_log(logged, order))
     typer.echo(header)
     for q, text in zip(order, texts, strict=True):

@@ -1,45 +1,51 @@
-"""The ``dbbench report`` and ``dbbench compare`` commands: thin wrappers over reports."""
+"""The ``dbbench report`` and ``dbbench compare`` commands: parse, dispatch on the result
+family (reports.families), print or write."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.formats import (
-    COMPARE_FORMATS,
-    REPORT_FORMATS,
-    choices_text,
-    render,
-    render_landscape,
+from dbbench.reports.families import (
+    CompareContext,
+    Family,
+    RenderOptions,
+    compare,
+    families,
+    read_result,
 )
-from dbbench.reports.hammerdb_compare import render_section
-from dbbench.reports.hammerdb_render import render as render_hammerdb
-from dbbench.reports.loading import load_any_result, load_result_noted
-from dbbench.reports.model import BenchmarkResult, HammerDBResult
-from dbbench.reports.o2c_compare import render_landscape as render_o2c_landscape
-from dbbench.reports.o2c_render import O2C_FORMATS, is_o2c_result, load_o2c, render_o2c
-from dbbench.reports.published import PublishedResult, is_published_record, load_published
-from dbbench.reports.render_compare import label_for, landscape_for
+from dbbench.reports.formats import COMPARE_FORMATS, REPORT_FORMATS, choices_text
+from dbbench.reports.model import SCHEMA_NAME
+from dbbench.reports.published import is_published_record, load_published
+from dbbench.reports.render_compare import label_for
+from dbbench.reports.safeio import STDOUT, OutputError, same_file, write_text
 
 
 def _emit(text: str, output: Path | None) -> None:
-    if output is None:
+    if output is None or str(output) == STDOUT:
         typer.echo(text, nl=not text.endswith("\n"))
         return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text, encoding="utf-8")
+    try:
+        write_text(output, text)
+    except OutputError as exc:
+        raise ReportsError(str(exc)) from None
     typer.echo(f"wrote {output}", err=True)
 
 
-def _check_format(value: str, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise typer.BadParameter(f"{value!r} is not one of {', '.join(allowed)}")
-    return value
+def _refuse_own_input(output: Path | None, inputs: list[Path]) -> None:
+    """A rendering must never replace a result it was made from (one line instead)."""
+    if output is None:
+        return
+    for path in inputs:
+        # a run directory's inputs: its result files and journals
+        found = [*path.glob("*.json"), *path.glob("*.jsonl"), *path.glob("*.csv")]
+        files = [path, *(found if path.is_dir() else [])]
+        if any(same_file(output, f) for f in files):
+            raise ReportsError(f"refusing to overwrite {output}: it is an input of this command")
 
 
 def report(
@@ -54,60 +60,32 @@ def report(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
 ) -> None:
     """Rebuild the report of a saved result (no engine needed)."""
-    if is_o2c_result(result):  # an o2c run or search: a result family of its own
-        _check_format(format, O2C_FORMATS)
-        _emit(render_o2c(load_o2c(result), format), output)
-        return
-    _check_format(format, REPORT_FORMATS)
-    loaded = load_any_result(result)
-    if isinstance(loaded, HammerDBResult):  # HammerDB's TPROC-C / TPROC-H (issue 11)
-        _emit(render_hammerdb(loaded, format), output)
-        return
-    sheet = load_cost_sheet(cost_sheet) if cost_sheet else None
+    _refuse_own_input(output, [result, *([cost_sheet] if cost_sheet else [])])
+    family, loaded, recovered = read_result(result)
+    if format not in family.renderers:
+        raise typer.BadParameter(f"{format!r} is not one of {', '.join(family.renderers)}")
+    if recovered is not None:
+        typer.echo(f"dbbench: {result}: result rebuilt from the journal: {recovered}", err=True)
+    sheet = None
+    if cost_sheet is not None and family.name == SCHEMA_NAME:
+        from dbbench.reports.costsheet import load_cost_sheet
+
+        sheet = load_cost_sheet(cost_sheet)
     color = format == "text" and output is None and sys.stdout.isatty()
-    _emit(render(_load(result), format, sheet, color=color), output)
+    source = result if result.is_dir() else result.parent
+    options = RenderOptions(cost_sheet=sheet, color=color, source=source)
+    _emit(family.render(loaded, format, options), output)
 
 
-def _load(path: Path) -> BenchmarkResult:
-    """The result, completed from its journal if need be, which is then said on stderr."""
-    result, recovered = load_result_noted(path)
+def _read_input(path: Path) -> tuple[str, Family, Any]:
+    """A labelled input of ``compare``: a result of any family, or a published TPC-H record
+    (which joins the TPC-H results' landscape)."""
+    if is_published_record(path):
+        return label_for(path), families()[SCHEMA_NAME], load_published(path)
+    family, result, recovered = read_result(path)
     if recovered is not None:
         typer.echo(f"dbbench: {path}: result rebuilt from the journal: {recovered}", err=True)
-    return result
-
-
-def _inputs(
-    paths: list[Path], sheets: list[Path]
-) -> list[tuple[str, BenchmarkResult | PublishedResult, CostSheet | None]]:
-    local = [p for p in paths if not is_published_record(p)]
-    if len(sheets) > len(local):
-        raise ReportsError(
-            f"{len(sheets)} cost sheets for {len(local)} local results: "
-            "give at most one --cost-sheet per local result, in the same order"
-        )
-    # the n-th sheet goes with the n-th local result (the same file may come twice)
-    loaded = [load_cost_sheet(s) for s in sheets]
-    inputs: list[tuple[str, BenchmarkResult | PublishedResult, CostSheet | None]] = []
-    n = 0
-    for p in paths:
-        if is_published_record(p):
-            inputs.append((label_for(p), load_published(p), None))
-        else:
-            inputs.append((label_for(p), _load(p), loaded[n] if n < len(loaded) else None))
-            n += 1
-    return inputs
-
-
-def _split_hammerdb(paths: list[Path]) -> tuple[list[tuple[str, HammerDBResult]], list[Path]]:
-    hdb: list[tuple[str, HammerDBResult]] = []
-    others: list[Path] = []
-    for p in paths:
-        item = None if is_published_record(p) else load_any_result(p)
-        if isinstance(item, HammerDBResult):
-            hdb.append((label_for(p), item))
-        else:
-            others.append(p)
-    return hdb, others
+    return label_for(path), family, result
 
 
 def compare_command(
@@ -128,45 +106,18 @@ def compare_command(
     ] = False,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
 ) -> None:
-    """Side-by-side performance landscape of results and published records."""
-    # o2c results have a landscape of their own: alone, or as a section after the others
-    o2c = [(label_for(p), load_o2c(p)) for p in results if is_o2c_result(p)]
-    results = [p for p in results if not is_o2c_result(p)]
-    if o2c and not results:
-        _emit(render_o2c_landscape(o2c, format), output)
-        return
-    _check_format(format, COMPARE_FORMATS)
-    o2c_section = (
-        render_o2c_landscape(o2c, "html-section" if format == "html" else format) if o2c else ""
-    )
-    # HammerDB results (issue 11) get their own section of the landscape
-    hdb, others = _split_hammerdb(results)
-    if not others:
-        _emit(
-            _with_section(render_section(hdb, [], format), o2c_section, format),
-            output,
-        )
-        return
-    inputs = _inputs(others, cost_sheet or [])
-    landscape = landscape_for(inputs, sort, force)
-    text = render_landscape(landscape, format)
-    tpch = [(label, item) for label, item, _ in inputs if isinstance(item, BenchmarkResult)]
-    text = _with_section(text, render_section(hdb, tpch, format), format)
-    _emit(_with_section(text, o2c_section, format), output)
+    """Side-by-side comparison of results of any family and published records."""
+    _refuse_own_input(output, [*results, *(cost_sheet or [])])
+    items = [_read_input(p) for p in results]
+    allowed = [f for f in COMPARE_FORMATS if all(f in fam.compare_formats for _, fam, _ in items)]
+    if format not in allowed:
+        raise typer.BadParameter(f"{format!r} is not one of {', '.join(allowed)}")
+    context = CompareContext(cost_sheets=list(cost_sheet or []), sort=sort, force=force)
+    context.sources = {label_for(p): p if p.is_dir() else p.parent for p in results}
+    _emit(compare(items, format, context), output)
     if output is not None or format != "text":
-        for warning in landscape.warnings:
+        for warning in context.warnings:
             typer.echo(f"dbbench: warning: {warning}", err=True)
-
-
-def _with_section(text: str, section: str, format: str) -> str:
-    """``text`` with ``section`` added at its end (inside the page's body for HTML)."""
-    if not section:
-        return text
-    if not text:
-        return section
-    if format == "html" and "</body>" in text:
-        return text.replace("</body>", section + "</body>", 1)
-    return text.rstrip("\n") + "\n\n" + section
 
 
 def register(app: typer.Typer) -> None:

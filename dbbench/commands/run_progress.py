@@ -1,5 +1,8 @@
 """Live progress of ``dbbench run`` and friends: rich on a terminal, plain lines elsewhere.
 
+:func:`benchmark_shown` is the CLI's side of every benchmark (``run`` and its parts, a
+suite's entry, a scaling study's step): preflight warnings, then the progress display.
+
 The sequencer only keeps counters (:class:`drivers.sequencer.RunProgress`); this module polls
 them from a background thread, so drawing never slows a stream down.
 """
@@ -7,8 +10,9 @@ them from a background thread, so drawing never slows a stream down.
 from __future__ import annotations
 
 import os
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
@@ -17,7 +21,17 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from dbbench.drivers.sequencer import REFRESH_SETS, ProgressSnapshot, RunProgress
+from dbbench.commands.preflight import warn_unfair
+from dbbench.drivers.lifecycle import RunScope
+from dbbench.drivers.sequencer import (
+    REFRESH_SETS,
+    Benchmark,
+    ProgressSnapshot,
+    RunOptions,
+    RunProgress,
+)
+from dbbench.drivers.sequencer.workload import TpchWorkload
+from dbbench.reports.compliance import judge
 
 #: Seconds between plain progress lines when stderr is not a terminal.
 PLAIN_INTERVAL = float(os.environ.get("DBBENCH_PROGRESS_INTERVAL", "30"))
@@ -95,3 +109,20 @@ def show_progress(progress: RunProgress, out: TextIO) -> Iterator[None]:
     finally:
         stop.set()
         thread.join(timeout=5)
+
+
+def tpch_workload(
+    options: RunOptions, steps: Callable[[Benchmark], None], command: str
+) -> TpchWorkload:
+    """The TPC-H workload of a command, judged by ``reports.compliance``."""
+    return TpchWorkload(options, steps, command=command, judge=judge)
+
+
+@contextmanager
+def benchmark_shown(scope: RunScope, workload: TpchWorkload) -> Iterator[Benchmark]:
+    """The workload's :class:`Benchmark` on the scope, its preflight warnings printed, its
+    progress shown on stderr while the body runs it (``workload.run(scope)``)."""
+    bench = workload.benchmark(scope)
+    warn_unfair(bench.result)
+    with show_progress(workload.progress, sys.stderr):
+        yield bench

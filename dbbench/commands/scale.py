@@ -9,17 +9,21 @@ A failed step is marked and the next one still runs; finished steps are kept on 
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from dbbench.commands.options import ScaleFactor
-from dbbench.commands.study_runner import engine_url, run_benchmark
+from dbbench.commands.options import Cold, Repetitions, ScaleFactor
+from dbbench.commands.run_progress import tpch_workload
+from dbbench.commands.study_hooks import INTERRUPTED, study_hooks
+from dbbench.drivers.engine import Engine
+from dbbench.drivers.lifecycle import local_url, open_run
 from dbbench.drivers.sequencer import Benchmark, RunOptions
+from dbbench.drivers.sequencer.study import finished_before, run_step
 from dbbench.drivers.url import redact
 from dbbench.errors import DbbenchError, ExitCode
-from dbbench.reports.loading import load_result
 from dbbench.reports.scaling import ScaleIndex, StepRecord, write_scale_reports
 
 DEFAULT_MAX = 8
@@ -46,22 +50,6 @@ def stream_series(text: str | None, maximum: int) -> list[int]:
     return sorted(set(values))
 
 
-def _kept(run_dir: Path, options: RunOptions) -> bool:
-    if not (run_dir / "result.json").is_file():
-        return False
-    try:
-        result = load_result(run_dir)
-    except Exception:
-        return False
-    return (
-        result.status == "complete"
-        and not result.errors
-        and result.scale_factor == options.sf
-        and result.streams == options.streams
-        and result.config.get("seed") == options.seed
-    )
-
-
 def scale(
     engine: Annotated[
         str, typer.Option("--engine", "-e", help="Engine URL; 'duckdb': a file in --out.")
@@ -84,27 +72,58 @@ def scale(
         float, typer.Option("--telemetry-interval", help="Seconds between samples; 0: off.")
     ] = 1.0,
     rerun: Annotated[bool, typer.Option("--rerun", help="Run finished steps again.")] = False,
+    cold: Cold = False,
+    repetitions: Repetitions = 0,
 ) -> None:
     """Throughput at 1, 2, 4, ... streams: relative throughput and query sets per day."""
     sf = scale_factor
     series = stream_series(streams, max_streams)
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
-    url = engine_url(engine, out)  # one database for every step
+    url = local_url(engine, out)  # one database for every step
+    try:  # the study holds the engine and its benchmark lock from the load to the last step
+        with open_run([url], load_sf=sf) as study:
+            _study(
+                study.engine, url, sf, series, out, seed, query_timeout, telemetry_interval, rerun,
+                (cold, repetitions),
+            )  # fmt: skip
+    except KeyboardInterrupt:
+        typer.echo(INTERRUPTED, err=True)
+        raise typer.Exit(ExitCode.INTERRUPTED) from None
+    except BaseException:
+        if created:  # nothing ran (an unreachable engine): no empty study folder stays
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        raise
+
+
+def _study(
+    engine: Engine,
+    url: str,
+    sf: float,
+    series: list[int],
+    out: Path,
+    seed: int,
+    query_timeout: float | None,
+    telemetry_interval: float,
+    rerun: bool,
+    passes: tuple[bool, int] = (False, 0),
+) -> None:
     telemetry = telemetry_interval or None
     index = ScaleIndex(redact(url), sf, [StepRecord(n, f"streams-{n}") for n in series])
     index.write(out)
 
+    hooks = study_hooks()
     load_options = RunOptions(sf=sf, streams=1, runs=1, seed=seed, telemetry_interval=telemetry)
-    loaded = run_benchmark(
-        url, load_options, out / index.load_dir, lambda b: b.load(), command="scale"
-    )
-    typer.echo(f"scale: load: {loaded.status} {loaded.message}".rstrip(), err=True)
+    load = tpch_workload(load_options, lambda b: b.load(), "scale")
+    loaded = run_step(url, load, out / index.load_dir, hooks, engine=engine)
     if loaded.status != "ok":
         for step in index.steps:
             step.status, step.message = "failed", f"the load failed: {loaded.message}"
         index.write(out)
         write_scale_reports(out)
         raise DbbenchError(f"the load of the scaling study failed: {loaded.message}")
+    typer.echo("scale: load: ok", err=True)
 
     def steps(bench: Benchmark) -> None:
         bench.require_loaded()
@@ -113,15 +132,21 @@ def scale(
     for step in index.steps:
         options = RunOptions(
             sf=sf, streams=step.streams, runs=1, seed=seed, query_timeout=query_timeout,
-            telemetry_interval=telemetry,
+            telemetry_interval=telemetry, cold=passes[0], repetitions=passes[1],
         )  # fmt: skip
         run_dir = out / step.run_dir
-        if not rerun and _kept(run_dir, options):
+        if not rerun and finished_before(run_dir, options, hooks):
             step.status = "ok"
             typer.echo(f"scale: {step.streams} streams: finished before, kept", err=True)
             continue
         typer.echo(f"scale: {step.streams} streams: running", err=True)
-        outcome = run_benchmark(url, options, run_dir, steps, command="scale")
+        try:
+            workload = tpch_workload(options, steps, "scale")
+            outcome = run_step(url, workload, run_dir, hooks, engine=engine)
+        except KeyboardInterrupt:
+            step.status, step.message = "failed", "interrupted"
+            index.write(out)
+            raise
         step.status, step.message = outcome.status, outcome.message
         index.write(out)
         typer.echo(

@@ -15,19 +15,25 @@ from typing import Annotated
 
 import typer
 
-from dbbench.commands.study_runner import engine_url, run_benchmark
+from dbbench.commands.options import Cold, Repetitions
+from dbbench.commands.run_progress import tpch_workload
+from dbbench.commands.study_hooks import INTERRUPTED, study_hooks
 from dbbench.commands.suite_file import Suite, load_suite
+from dbbench.drivers.lifecycle import local_url
 from dbbench.drivers.sequencer import Benchmark, RunOptions
+from dbbench.drivers.sequencer.study import finished_before, run_step
+from dbbench.drivers.signals import interrupt_on_signals
 from dbbench.drivers.url import redact
 from dbbench.errors import ExitCode
 from dbbench.reports.costsheet import load_cost_sheet
-from dbbench.reports.loading import load_result
 from dbbench.reports.model import default_streams
 from dbbench.reports.suite_report import EntryRecord, SuiteIndex, write_suite_reports
 
 
-def _options(suite: Suite, sf: float) -> RunOptions:
+def _options(suite: Suite, sf: float, cold: bool = False, repetitions: int = 0) -> RunOptions:
     return RunOptions(
+        cold=cold,
+        repetitions=repetitions,
         sf=sf,
         streams=suite.streams or default_streams(sf),
         runs=suite.runs,
@@ -50,29 +56,12 @@ def _entries(suite: Suite) -> list[tuple[EntryRecord, str, Path | None]]:
     return out
 
 
-def _finished(run_dir: Path, options: RunOptions) -> bool:
-    """A complete result of the same settings is already there."""
-    if not (run_dir / "result.json").is_file():
-        return False
-    try:
-        result = load_result(run_dir)
-    except Exception:
-        return False
-    cfg = result.config
-    return (
-        result.status == "complete"
-        and not result.errors
-        and result.scale_factor == options.sf
-        and cfg.get("streams") == options.streams
-        and cfg.get("runs") == options.runs
-        and cfg.get("seed") == options.seed
-    )
-
-
 def suite(
     file: Annotated[Path, typer.Argument(help="The suite file (TOML).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory of the whole suite.")],
     rerun: Annotated[bool, typer.Option("--rerun", help="Run finished entries again too.")] = False,
+    cold: Cold = False,
+    repetitions: Repetitions = 0,
 ) -> None:
     """Run every engine of a suite file and write one comparison."""
     spec = load_suite(file)
@@ -82,32 +71,44 @@ def suite(
     entries = _entries(spec)
     index.entries = [record for record, _, _ in entries]
     index.write(out)
-    for record, url, _ in entries:
-        options = _options(spec, record.scale_factor)
-        run_dir = out / record.run_dir
-        label = f"{record.name} SF {record.scale_factor:g}" + (
-            f" #{record.repetition}" if spec.repetitions > 1 else ""
-        )
-        if not rerun and _finished(run_dir, options):
-            record.status = "ok"
-            typer.echo(f"suite: {label}: finished before, kept (--rerun runs it again)", err=True)
-            continue
-        typer.echo(f"suite: {label}: running", err=True)
-        record.started = time.time()
+    with interrupt_on_signals():  # kill stops the suite as Ctrl-C does: the entry says so
+        try:
+            for record, url, _ in entries:
+                options = _options(spec, record.scale_factor, cold, repetitions)
+                run_dir = out / record.run_dir
+                label = f"{record.name} SF {record.scale_factor:g}" + (
+                    f" #{record.repetition}" if spec.repetitions > 1 else ""
+                )
+                hooks = study_hooks(sheets.get(record.name))
+                if not rerun and finished_before(run_dir, options, hooks):
+                    record.status = "ok"
+                    typer.echo(
+                        f"suite: {label}: finished before, kept (--rerun runs it again)", err=True
+                    )
+                    continue
+                typer.echo(f"suite: {label}: running", err=True)
+                record.started = time.time()
 
-        def steps(bench: Benchmark, runs: int = options.runs) -> None:
-            bench.load()
-            for number in range(1, runs + 1):
-                bench.performance_run(number)
+                def steps(bench: Benchmark, runs: int = options.runs) -> None:
+                    bench.load()
+                    for number in range(1, runs + 1):
+                        bench.performance_run(number)
 
-        outcome = run_benchmark(
-            engine_url(url, run_dir), options, run_dir, steps, command="suite",
-            cost_sheet=sheets.get(record.name),
-        )  # fmt: skip
-        record.finished = time.time()
-        record.status, record.message = outcome.status, outcome.message
-        index.write(out)
-        typer.echo(f"suite: {label}: {outcome.status} {outcome.message}".rstrip(), err=True)
+                workload = tpch_workload(options, steps, "suite")
+                outcome = run_step(
+                    local_url(url, run_dir), workload, run_dir, hooks, space_check=True
+                )
+                record.finished = time.time()
+                record.status, record.message = outcome.status, outcome.message
+                index.write(out)
+                typer.echo(f"suite: {label}: {outcome.status} {outcome.message}".rstrip(), err=True)
+        except KeyboardInterrupt:
+            for record in index.entries:
+                if record.status == "pending" and record.started is not None:
+                    record.status, record.message = "failed", "interrupted"
+            index.write(out)
+            typer.echo(INTERRUPTED, err=True)
+            raise typer.Exit(ExitCode.INTERRUPTED) from None
     index.write(out)
     for path in write_suite_reports(out):
         typer.echo(f"comparison: {path}")

@@ -21,6 +21,7 @@ Every mistake is one line naming the file, the line and the field.
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -107,6 +108,8 @@ class _Reader:
             return None
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.fail(f"{key} must be a number, not {value!r}", key)
+        if not math.isfinite(value):
+            raise self.fail(f"{key} must be a finite number, not {value!r}", key)
         if positive and not value > 0:
             raise self.fail(f"{key} must be positive, not {value!r}", key)
         return float(value)
@@ -158,12 +161,28 @@ def _engine(reader: _Reader, index: int, data: Any) -> SuiteEngine:
     sheet = data.get("cost_sheet")
     if sheet is not None and not isinstance(sheet, str):
         raise reader.fail(f"{where}: cost_sheet must be a file name", "cost_sheet")
-    sheet_path = (reader.path.parent / sheet) if sheet else None
+    sheet_path = _sheet_path(reader, sheet, where) if sheet else None
     if sheet_path is not None and not sheet_path.is_file():
         raise reader.fail(f"{where}: cost_sheet {sheet!r} does not exist", "cost_sheet")
     for key in data:
         reader.seen[key] = reader.seen.get(key, 0) + 1
     return SuiteEngine(name, url, sheet_path)
+
+
+def _sheet_path(reader: _Reader, sheet: str, where: str) -> Path:
+    """A relative cost sheet stays inside the suite file's folder (``..`` and links out of it
+    are refused); an absolute path is taken as given, on purpose."""
+    if Path(sheet).is_absolute():
+        return Path(sheet)
+    folder = reader.path.parent.resolve()
+    path = (folder / sheet).resolve()
+    if not path.is_relative_to(folder):
+        raise reader.fail(
+            f"{where}: cost_sheet {sheet!r} is outside the suite file's folder "
+            "(give an absolute path to use it anyway)",
+            "cost_sheet",
+        )
+    return path
 
 
 def _sqlalchemy_knows(drivername: str) -> bool:

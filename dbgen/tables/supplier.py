@@ -6,10 +6,11 @@ import numpy as np
 import pyarrow as pa
 
 from dbbench.dbgen import rng
-from dbbench.dbgen.columns import address, int64, money, padded, phone, strings_from, text_bounds
+from dbbench.dbgen.columns import strings_from, text_bounds
 from dbbench.dbgen.rng import unif
 from dbbench.dbgen.scale import Span
 from dbbench.dbgen.schema import SUPPLIER
+from dbbench.dbgen.tables.party import PartyStreams, party_columns
 from dbbench.dbgen.textpool import POOL_SIZE, get_pool
 
 S_ADDR, S_NTRG, S_PHNE, S_ABAL, S_CMNT = 32, 33, 34, 35, 36
@@ -41,17 +42,9 @@ def _comments(span: Span) -> pa.Array:
 
 def supplier(span: Span) -> pa.RecordBatch:
     """Suppliers ``span.start+1 .. span.start+span.count``."""
-    n = span.count
-    keys = np.arange(span.start + 1, span.start + n + 1, dtype=np.int64)
-    nation = unif(rng.draw(S_NTRG, span.start, n), 0, 24)
     return pa.RecordBatch.from_arrays(
         [
-            int64(keys),
-            padded("Supplier#", keys, 9),
-            address(rng.draws(S_ADDR, span.start, n, 9)),
-            int64(nation),
-            phone(nation, rng.draws(S_PHNE, span.start, n, 3)),
-            money(unif(rng.draw(S_ABAL, span.start, n), -99999, 999999)),
+            *party_columns(span, "Supplier#", PartyStreams(S_ADDR, S_NTRG, S_PHNE, S_ABAL)),
             _comments(span),
         ],
         schema=SUPPLIER.arrow_schema,

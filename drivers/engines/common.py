@@ -164,6 +164,17 @@ class SqlSession(Session):
             rows = [tuple(r) for r in cur.fetchall()]
         return QueryOutput(columns, rows)
 
+    def explain(self, sql: str, analyze: bool = False) -> str:
+        """``EXPLAIN [ANALYZE] <sql>``; engines whose syntax differs override
+        :meth:`explain_sql`, and :meth:`plan_from` where their answer is not plan lines."""
+        return self.plan_from(self.query(self.explain_sql(sql, analyze)))
+
+    def explain_sql(self, sql: str, analyze: bool) -> str:
+        return ("EXPLAIN ANALYZE " if analyze else "EXPLAIN ") + sql
+
+    def plan_from(self, out: QueryOutput) -> str:
+        return plan_text(out)
+
     def refresh_insert(self, orders: pa.Table, lineitem: pa.Table) -> int:
         inserted = 0
         with self.policy.guard("RF1"):
@@ -224,6 +235,10 @@ class SqlEngine(Engine):
     ddl_rules: ddl.DdlRules = ddl.ANSI
     begin_sql: ClassVar[str] = "BEGIN"
     statistics_step: ClassVar[str] = "analyze"  # the name of finish_load's last step
+    #: The server settings a report discloses: their names, and the query that returns
+    #: (name, value) rows for the names in ``{names}`` (see :meth:`settings_from`).
+    disclosed_settings: ClassVar[tuple[str, ...]] = ()
+    settings_sql: ClassVar[str] = ""
 
     def __init__(self, url: EngineURL, policy: ErrorPolicy, options: EngineOptions) -> None:
         self.url = url
@@ -306,11 +321,32 @@ class SqlEngine(Engine):
                     cur.execute(f"DELETE FROM {ddl.STATE_TABLE} WHERE state_key = {k}")
                     cur.execute(f"INSERT INTO {ddl.STATE_TABLE} VALUES ({k}, {v})")
 
-    def settings_from(self, sql: str) -> dict[str, str]:
-        """A settings query returning (name, value) rows, tolerant of missing names."""
-        return {str(k): str(v) for k, v in self.admin().query(sql).rows}
+    def settings(self) -> dict[str, str]:
+        """The :attr:`disclosed_settings` as the server reports them."""
+        if not self.disclosed_settings:
+            return super().settings()
+        return self.settings_from(self.settings_sql, self.disclosed_settings)
+
+    def settings_from(self, sql: str, names: Sequence[str]) -> dict[str, str]:
+        """The server's settings ``names``: ``sql`` returns (name, value) rows of those whose
+        names are in ``{names}`` (filled with their quoted list); a missing name is left out."""
+        listed = ", ".join(_sql_text(n) for n in names)
+        with self.policy.guard("settings"):
+            rows = self.admin().query(sql.format(names=listed)).rows
+        return {str(k): str(v) for k, v in rows}
 
 
 def _sql_text(value: str) -> str:
     """A string literal; state keys and values are the kit's own short texts."""
     return "'" + str(value).replace("'", "''") + "'"
+
+
+def plan_text(out: QueryOutput, *, last_column: bool = False) -> str:
+    """An EXPLAIN's answer as text: one column (or ``last_column``: the last, e.g. DuckDB's
+    ``(explain_key, explain_value)``) as its lines; a table of several columns (MariaDB's)
+    as a header line and one line per row, cells separated by `` | ``."""
+    if last_column or len(out.columns) == 1:
+        return "\n".join(str(row[-1]).rstrip("\n") for row in out.rows if row)
+    lines = [" | ".join(out.columns)]
+    lines += [" | ".join("" if v is None else str(v) for v in row) for row in out.rows]
+    return "\n".join(lines)

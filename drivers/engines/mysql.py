@@ -14,6 +14,7 @@ not copy each table to validate them) and ANALYZE TABLE.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import time
 from collections.abc import Iterable
@@ -27,7 +28,7 @@ import sqlalchemy as sa
 
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers import ddl
-from dbbench.drivers.engine import Capabilities, EngineSpec, QueryOutput
+from dbbench.drivers.engine import Capabilities, EngineFacts, EngineSpec, QueryOutput, SettingRule
 from dbbench.drivers.engines.common import ErrorPolicy, SqlSession
 from dbbench.drivers.engines.sqlalchemy import (
     AlchemyOptions,
@@ -42,7 +43,6 @@ ENGINE = EngineSpec(
     name="mysql",
     url_form="mysql://user:pw@host:3306/db | mariadb://...",
     requires=("sqlalchemy", "pymysql"),
-    install="pip install 'dbbench[mysql]'",
     schemes=("mariadb",),
 )
 
@@ -64,11 +64,29 @@ _INTERRUPTED = 1317
 
 
 class MySqlSession(AlchemySession):
+    def explain_sql(self, sql: str, analyze: bool) -> str:
+        """MariaDB's ``ANALYZE <statement>`` runs it and adds the rows it really read."""
+        return ("ANALYZE " if analyze else "EXPLAIN ") + sql
+
     def __init__(self, engine: SqlAlchemyEngine, conn: Any) -> None:
         super().__init__(engine, conn)
         self.alchemy = engine
         self.thread_id = int(self.query("SELECT CONNECTION_ID()").rows[0][0])
         self.cancelled = False
+
+    def backend_thread(self) -> int | None:
+        """The server's OS thread serving this connection (MariaDB's ``PROCESSLIST.TID``;
+        one thread per connection): o2c counts only these threads' CPU. None where the
+        server does not say (MySQL's processlist has no TID) or a thread pool shares them."""
+        out = self.query("SELECT * FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()")
+        cols = [c.upper() for c in out.columns]
+        if "TID" not in cols or not out.rows:
+            return None
+        pooled = self.query("SELECT @@thread_handling").rows[0][0]
+        if str(pooled) != "one-thread-per-connection":
+            return None  # pool-of-threads: a thread serves many connections in turn
+        tid = out.rows[0][cols.index("TID")]
+        return int(tid) if tid else None
 
     def query(self, sql: str) -> QueryOutput:
         """Functions such as SLEEP() return early, without an error, when killed: a cancel
@@ -122,10 +140,37 @@ def _code(exc: BaseException) -> int:
 class MySqlEngine(SqlAlchemyEngine):
     name: ClassVar[str] = "mysql"
     dialect: ClassVar[str] = "mysql"
+    facts: ClassVar[EngineFacts] = EngineFacts(
+        bytes_per_sf=1.4 * (1 << 30),  # measured at SF 1: tables and keys
+        server_processes=("mariadbd", "mysqld"),
+        display_name="MySQL",
+        hammerdb_db="mysql",
+        connections_sql=(  # (max connections, reserved, connections open now)
+            "SELECT @@max_connections, 0, (SELECT VARIABLE_VALUE FROM "
+            "information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'THREADS_CONNECTED')"
+        ),
+        preflight=(
+            SettingRule(
+                "innodb_buffer_pool_size",
+                "is smaller than {db}: InnoDB will read from disk; give it the database "
+                "plus room (e.g. 50-75 % of RAM)",
+            ),
+        ),
+    )
     capabilities: ClassVar[Capabilities] = Capabilities(
         parallel_load=True, cancel=True, storage_size=True
     )
     session_class: ClassVar[type[SqlSession]] = MySqlSession
+    disclosed_settings: ClassVar[tuple[str, ...]] = (
+        "innodb_buffer_pool_size",
+        "innodb_flush_log_at_trx_commit",
+        "innodb_log_file_size",
+        "tmp_table_size",
+        "max_heap_table_size",
+        "join_buffer_size",
+        "sort_buffer_size",
+    )
+    settings_sql: ClassVar[str] = "SHOW VARIABLES WHERE Variable_name IN ({names})"
 
     def __init__(self, url: EngineURL) -> None:
         charset = url.query.get("charset")
@@ -136,6 +181,7 @@ class MySqlEngine(SqlAlchemyEngine):
         self.load_mode = options.load
         target = sa_url(url, MySqlOptions, f"{url.scheme}+{url.driver or 'pymysql'}")
         super().__init__(url, target, options, connect_args={"local_infile": True})
+        self._locked = False  # holds the benchmark lock (see lock_benchmark, close)
 
     def make_policy(self, url: EngineURL, errors: tuple[type[BaseException], ...]) -> ErrorPolicy:
         return ErrorPolicy(url, (*errors, pymysql.err.Error), _lost, _cancelled)
@@ -145,12 +191,22 @@ class MySqlEngine(SqlAlchemyEngine):
         name = "CONCAT('dbbench.', DATABASE())"
         with self.policy.guard("lock"):
             if self.admin().query(f"SELECT GET_LOCK({name}, 0)").rows[0][0] == 1:
+                self._locked = True
                 return
             holder = self.admin().query(f"SELECT IS_USED_LOCK({name})").rows[0][0]
         raise DriversError(
             f"another dbbench run is using database {self.url.database or '(default)'} "
             f"(MariaDB/MySQL connection {holder} holds its benchmark lock); wait for it to end"
         )
+
+    def close(self) -> None:
+        """Releases the benchmark lock before the connection goes, so that a run started
+        right after this one ends never finds it still held by a closing connection."""
+        if self._locked:
+            self._locked = False
+            with contextlib.suppress(Exception):  # a lost connection has released it already
+                self.admin().query("SELECT RELEASE_LOCK(CONCAT('dbbench.', DATABASE()))")
+        super().close()
 
     def make_ddl_rules(self) -> ddl.DdlRules:
         return DDL
@@ -186,19 +242,11 @@ class MySqlEngine(SqlAlchemyEngine):
         text = str(self.admin().query("SELECT VERSION()").rows[0][0])
         return f"MariaDB {text}" if "mariadb" in text.lower() else f"MySQL {text}"
 
-    def settings(self) -> dict[str, str]:
-        names = (
-            "innodb_buffer_pool_size",
-            "innodb_flush_log_at_trx_commit",
-            "innodb_log_file_size",
-            "tmp_table_size",
-            "max_heap_table_size",
-            "join_buffer_size",
-            "sort_buffer_size",
-        )
-        listed = ", ".join(f"'{n}'" for n in names)
-        with self.policy.guard("settings"):
-            return self.settings_from(f"SHOW VARIABLES WHERE Variable_name IN ({listed})")
+    def server_identity(self) -> str:
+        """Which server this is: its host name and port as the server itself says them
+        (MariaDB has no server UUID; o2c refuses two URLs of one server in one line)."""
+        row = self.admin().query("SELECT @@hostname, @@port").rows[0]
+        return f"mysql server {row[0]}:{row[1]}"
 
     def storage_bytes(self) -> int | None:
         sql = (

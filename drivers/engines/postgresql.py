@@ -6,13 +6,15 @@ The table is truncated in the same transaction, which allows ``COPY ... FREEZE``
 written frozen: no later vacuum pass rewrites them). Keys, the allowed indexes and ANALYZE
 follow the load, again one connection per table.
 
-URL options other than the kit's own (``indexes``, ``refresh_batch``, ``copy_streams``) are
-libpq parameters:
+URL options other than the kit's own (``indexes``, ``refresh_batch``, ``copy_streams``,
+``restart``: the command that restarts the server before a study's cold pass) are libpq
+parameters:
 ``sslmode``, ``application_name``, ``options=-c work_mem=256MB``, ``connect_timeout`` ...
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -27,7 +29,7 @@ from psycopg.copy import QueuedLibpqWriter
 
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers import ddl
-from dbbench.drivers.engine import Capabilities, EngineSpec
+from dbbench.drivers.engine import Capabilities, Counters, EngineFacts, EngineSpec, SettingRule
 from dbbench.drivers.engines.common import (
     ErrorPolicy,
     SharedStream,
@@ -35,6 +37,7 @@ from dbbench.drivers.engines.common import (
     SqlSession,
     wait_for,
 )
+from dbbench.drivers.engines.restart import run_restart, wait_ready
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.options import EngineOptions, cpu_streams
 from dbbench.drivers.url import EngineURL
@@ -43,7 +46,6 @@ ENGINE = EngineSpec(
     name="postgresql",
     url_form="postgresql://user:pw@host:5432/db",
     requires=("psycopg",),
-    install="pip install 'dbbench[postgresql]'",
     schemes=("postgres",),
 )
 
@@ -59,6 +61,7 @@ class PostgresOptions(EngineOptions):
 
     indexes: bool = True  # the allowed secondary indexes after the load
     copy_streams: int = field(default_factory=cpu_streams)  # parallel COPYs into LINEITEM
+    restart: str = ""  # a command that restarts the server: a study's cold passes (``reopen``)
 
 
 _CSV = pacsv.WriteOptions(include_header=False, delimiter="|", quoting_style="needed")
@@ -84,6 +87,9 @@ def copy_batches(
 
 
 class PostgresSession(SqlSession):
+    def explain_sql(self, sql: str, analyze: bool) -> str:
+        return ("EXPLAIN (ANALYZE, BUFFERS) " if analyze else "EXPLAIN ") + sql
+
     def insert_rows(self, table: str, data: pa.Table) -> None:
         if data.num_rows:
             copy_batches(self.conn, table, [data])
@@ -95,6 +101,10 @@ class PostgresSession(SqlSession):
 
     def cancel(self) -> None:
         self.conn.cancel_safe()
+
+    def backend_pid(self) -> int:
+        """The server process serving this connection (o2c counts only these' CPU)."""
+        return int(self.query("SELECT pg_backend_pid()").rows[0][0])
 
 
 def _lost(exc: BaseException) -> bool:
@@ -108,21 +118,85 @@ def _cancelled(exc: BaseException) -> bool:
     return isinstance(exc, psycopg.errors.QueryCanceled)
 
 
+GIB = 1 << 30
+_COUNTER_NAMES = (
+    "blks_read",
+    "blks_hit",
+    "tup_returned",
+    "tup_fetched",
+    "tup_inserted",
+    "tup_deleted",
+    "temp_bytes",
+    "xact_commit",
+)
+#: The telemetry sampler's reading: the database's cumulative counters (stored as rates).
+_COUNTERS = (
+    f"SELECT {', '.join(_COUNTER_NAMES)} FROM pg_stat_database WHERE datname = current_database()"
+)
+#: (max connections, reserved for superusers, client connections open now).
+_CONNECTIONS = (
+    "SELECT current_setting('max_connections')::int, "
+    "current_setting('superuser_reserved_connections')::int, "
+    "(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')"
+)
+#: Settings that keep the working set off memory (``dbbench preflight``).
+PREFLIGHT = (
+    SettingRule(
+        "shared_buffers",
+        "is smaller than {db}: it leans on the OS cache; a fair setting is about 25 % of RAM",
+        ram_share=0.25,  # 128 MB is already a quarter of a 512 MiB machine
+    ),
+    SettingRule(
+        "work_mem",
+        "makes sorts and hashes of SF {sf:g} spill to disk; 64 MB or more per query stream "
+        "is usual for TPC-H",
+        at_least=64 << 20,
+        from_sf=1,
+    ),
+)
+
+
 class PostgresEngine(SqlEngine):
     name: ClassVar[str] = "postgresql"
     dialect: ClassVar[str] = "postgresql"
+    facts: ClassVar[EngineFacts] = EngineFacts(
+        bytes_per_sf=1.4 * GIB,  # measured at SF 1: tables and keys
+        server_processes=("postgres",),
+        display_name="PostgreSQL",
+        hammerdb_db="pg",
+        counters=Counters(_COUNTERS, frozenset(_COUNTER_NAMES)),
+        connections_sql=_CONNECTIONS,
+        preflight=PREFLIGHT,
+    )
     capabilities: ClassVar[Capabilities] = Capabilities(
         parallel_load=True,
         cancel=True,
         storage_size=True,
     )
     ddl_rules: ddl.DdlRules = DDL
+    disclosed_settings: ClassVar[tuple[str, ...]] = (
+        "shared_buffers",
+        "work_mem",
+        "maintenance_work_mem",
+        "effective_cache_size",
+        "max_parallel_workers_per_gather",
+        "max_parallel_workers",
+        "max_worker_processes",
+        "jit",
+        "random_page_cost",
+        "synchronous_commit",
+        "wal_level",
+    )
+    settings_sql: ClassVar[str] = (
+        "SELECT name, current_setting(name) FROM pg_settings WHERE name IN ({names})"
+    )
 
     def __init__(self, url: EngineURL) -> None:
         options = PostgresOptions.from_url(url)
         super().__init__(url, ErrorPolicy(url, (psycopg.Error,), _lost, _cancelled), options)
         self.indexes = options.indexes
         self.copy_streams = options.copy_streams
+        self.restart = options.restart
         params: dict[str, Any] = dict(PostgresOptions.driver_options(url))
         params.setdefault("connect_timeout", "10")
         for key, value in (
@@ -135,6 +209,7 @@ class PostgresEngine(SqlEngine):
             if value is not None:
                 params[key] = value
         self._params = params
+        self._locked = False  # holds the benchmark lock (see lock_benchmark, close)
         self._admin = self.session()
 
     def _connect(self) -> psycopg.Connection[Any]:
@@ -146,6 +221,20 @@ class PostgresEngine(SqlEngine):
 
     def session(self) -> PostgresSession:
         return PostgresSession(self, self._connect())
+
+    def reopen(self) -> bool:
+        """With the URL's ``restart`` command: the server restarted (its shared buffers
+        gone) and the kit's connection opened again. Without one, False: the kit cannot
+        restart a server it did not start. The restart ends the session that held the
+        benchmark lock: the lifecycle takes it again (:func:`drivers.lifecycle.relock`)."""
+        if not self.restart:
+            return False
+        with contextlib.suppress(Exception):
+            self._admin.close()
+        self._locked = False  # the restart ended the session that held it
+        run_restart(self.name, self.restart)
+        self._admin = wait_ready(self.name, self.session)
+        return True
 
     def load_table(self, table: str, batches: Iterable[pa.RecordBatch]) -> int:
         """One COPY FREEZE per table, except LINEITEM, the long pole: one backend parses a
@@ -207,25 +296,12 @@ class PostgresEngine(SqlEngine):
             rows = self._admin.query("SHOW server_version").rows
         return f"PostgreSQL {rows[0][0]}"
 
-    def settings(self) -> dict[str, str]:
-        names = (
-            "shared_buffers",
-            "work_mem",
-            "maintenance_work_mem",
-            "effective_cache_size",
-            "max_parallel_workers_per_gather",
-            "max_parallel_workers",
-            "max_worker_processes",
-            "jit",
-            "random_page_cost",
-            "synchronous_commit",
-            "wal_level",
-        )
-        listed = ", ".join(f"'{n}'" for n in names)
-        with self.policy.guard("settings"):
-            return self.settings_from(
-                f"SELECT name, current_setting(name) FROM pg_settings WHERE name IN ({listed})"
-            )
+    def server_identity(self) -> str:
+        """Which server (cluster) this is, whatever the database or address: its system
+        identifier (o2c refuses two URLs of one server in one line)."""
+        with self.policy.guard("server identity"):
+            rows = self._admin.query("SELECT system_identifier FROM pg_control_system()").rows
+        return f"postgresql system_identifier {rows[0][0]}"
 
     def storage_bytes(self) -> int | None:
         with self.policy.guard("storage size"):
@@ -237,6 +313,7 @@ class PostgresEngine(SqlEngine):
         with self.policy.guard("lock"):
             got = self._admin.query(f"SELECT pg_try_advisory_lock({_LOCK_KEY})").rows[0][0]
             if got:
+                self._locked = True
                 return
             holder = self._admin.query(
                 "SELECT a.pid, a.application_name, a.client_addr FROM pg_locks l "
@@ -251,6 +328,13 @@ class PostgresEngine(SqlEngine):
         )
 
     def close(self) -> None:
+        """Releases the benchmark lock before the connection goes: the server ends a closed
+        session's backend (and frees its locks) only after the client has gone, so a run
+        started right after this one ends could otherwise still find the lock held."""
+        if self._locked:
+            self._locked = False
+            with contextlib.suppress(Exception):  # a lost connection has released it already
+                self._admin.query(f"SELECT pg_advisory_unlock({_LOCK_KEY})")
         self._admin.close()
 
 

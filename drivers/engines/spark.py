@@ -11,11 +11,18 @@ Hadoop URI such as ``hdfs://...``; without either, ``spark-warehouse`` in the wo
 Query options starting with ``spark.`` are Spark settings; ``python=`` is the interpreter the
 executors run (default: this one, which suits every master on this machine).
 
-**Distributed generation.** The load runs dbbench's generator as Spark tasks: task K of a
+**Distributed generation** (:mod:`~dbbench.drivers.engines.spark_generate`, the
+``GeneratesData`` mixin). The load runs dbbench's generator as Spark tasks: task K of a
 table makes dbgen part K of N (``table_batches(table, sf, part=K, parts=N)``) as Arrow
 batches inside the executor (``mapInArrow``), and Spark writes them as typed Parquet into the
 warehouse. No row passes through this process. Tables are registered in the session catalog
 over their folders and analysed (``ANALYZE TABLE ... FOR ALL COLUMNS``).
+
+The engine is split by concern: this module (the engine, its sessions, the refresh
+functions' staging and swap), :mod:`~dbbench.drivers.engines.spark_launch` (the master, the
+driver JVM, the Connect client), :mod:`~dbbench.drivers.engines.spark_cluster` (waiting for
+executors, the query/swap lock), :mod:`~dbbench.drivers.engines.spark_generate` and
+:mod:`~dbbench.drivers.engines.spark_files` (moving Parquet files).
 
 **Refresh functions.** Plain Parquet has no DELETE and no transactions. RF1 writes the new
 rows as new files into a hidden staging folder; RF2 finds the files holding the keys to
@@ -31,38 +38,46 @@ Spark Connect, this process moves them in a ``file://`` warehouse it shares with
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
-import shutil
-import socket
-import sys
-import tempfile
-import threading
 import time
 import uuid
-import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
-from dbbench.dbgen import writer
-from dbbench.dbgen.progress import Summary
 from dbbench.dbgen.schema import TABLES, Kind
-from dbbench.dbgen.writer import GenOptions
-from dbbench.drivers.engine import Capabilities, Engine, EngineSpec, QueryOutput, Session
+from dbbench.drivers.engine import (
+    Capabilities,
+    Engine,
+    EngineFacts,
+    EngineSpec,
+    QueryOutput,
+    Session,
+)
 from dbbench.drivers.engines.common import ErrorPolicy
+from dbbench.drivers.engines.spark_cluster import ReadWriteLock
 from dbbench.drivers.engines.spark_files import HadoopFiles, LocalFiles, TableFiles
+from dbbench.drivers.engines.spark_generate import SparkGeneration
+from dbbench.drivers.engines.spark_launch import (
+    connect_session,
+    driver_log,
+    release,
+    spark_master,
+    start,
+    stop_connect,
+    warehouse_of,
+)
 from dbbench.drivers.errors import DriversError
+from dbbench.drivers.open_sessions import OpenSessions
 from dbbench.drivers.options import EngineOptions
 from dbbench.drivers.url import EngineURL
 
 if TYPE_CHECKING:
-    from dbbench.drivers.loader import TableSource
+    pass
 
 ENGINE = EngineSpec(
     name="spark",
@@ -85,8 +100,6 @@ class SparkOptions(EngineOptions):
 
 
 STATE_TABLE = "dbbench_state"
-ROWS_PER_PART = 500_000  # as in the loader: the unit of generation work
-SMALL_TABLE_ROWS = 1_000  # tables below this (nation, region) are made by one task
 REFRESH_METHOD = (
     "Parquet files: RF1 appends new files; RF2 rewrites only the files holding deleted keys; "
     "both swap their files in under a lock that waits for running queries"
@@ -100,9 +113,6 @@ _SQL_TYPES = {
     Kind.VARCHAR: "STRING",
     Kind.DATE: "DATE",
 }
-
-_SPARK_LOCK = threading.Lock()
-_SPARK_USERS: dict[str, int] = {}  # master -> open engines sharing this process's JVM
 
 
 def _errors() -> tuple[type[BaseException], ...]:
@@ -161,6 +171,12 @@ class SparkQuerySession(Session):
             rows = [tuple(r) for r in frame.collect()]
             return QueryOutput(list(frame.columns), rows)
 
+    def explain(self, sql: str, analyze: bool = False) -> str:
+        """``EXPLAIN FORMATTED`` (Spark SQL has no executed plan: ``analyze`` gives the
+        same, with the optimizer's statistics: ``EXPLAIN COST``)."""
+        out = self.query(("EXPLAIN COST " if analyze else "EXPLAIN FORMATTED ") + sql)
+        return "\n".join(str(row[-1]).rstrip("\n") for row in out.rows)
+
     def cancel(self) -> None:
         if self.engine.classic:
             self.spark.sparkContext.cancelJobGroup(self.group)
@@ -189,13 +205,13 @@ class SparkQuerySession(Session):
     def close(self) -> None:
         self.engine.forget(self)
         if not self.engine.classic:
-            _stop_connect(self.spark)
+            stop_connect(self.spark)
 
 
 _KEYED = (("lineitem", "l_orderkey"), ("orders", "o_orderkey"))
 
 
-class SparkEngine(Engine):
+class SparkEngine(SparkGeneration, Engine):
     """Spark SQL on Parquet tables in a warehouse folder.
 
     Over Spark Connect (``sc://``) the session has no JVM handle: the refresh functions move
@@ -208,23 +224,25 @@ class SparkEngine(Engine):
         parallel_load=True,  # one Spark job per table, side by side under the FAIR scheduler
         cancel=True,
         storage_size=True,
-        distributed_generation=True,
     )
+    # plain Parquet: no multi-statement transaction with UPDATE and DELETE (o2c refuses it)
+    facts: ClassVar[EngineFacts] = EngineFacts(transactional=False, display_name="Spark")
+    #: what :meth:`session` hands out
+    session_class: ClassVar[type[SparkQuerySession]] = SparkQuerySession
 
     def __init__(self, url: EngineURL) -> None:
         self.url = url
         self.policy = ErrorPolicy(url, _errors(), lost=_lost, cancelled=_cancelled)
         self.classic = url.scheme != "sc"
-        self.master = _master(url)
-        self.warehouse = _warehouse(url)
+        self.master = spark_master(url)
+        self.warehouse = warehouse_of(url)
         self.options = SparkOptions.from_url(url)
         self.analyze = self.options.analyze
-        self._readers = _ReadWriteLock()
-        self._sessions: list[SparkQuerySession] = []
-        self._count = 0
-        self._lock = threading.Lock()
+        self._readers = ReadWriteLock()
+        self._sessions: OpenSessions[SparkQuerySession] = OpenSessions()
         self.database = "dbbench_" + hashlib.sha1(self.warehouse.encode()).hexdigest()[:12]
-        root = self._start(url)
+        opts = self.options
+        root = start(url, self.master, self.policy, opts.executor_wait, opts.reconnect_wait)
         self.spark = root.newSession() if self.classic else root  # this engine's own
         self._apply_sql_settings(self.spark)
         self._closed = False
@@ -232,64 +250,7 @@ class SparkEngine(Engine):
         with self.policy.guard("register tables"):
             self._register()
 
-    # -- the Spark session ----------------------------------------------------------------
-    def _start(self, url: EngineURL) -> Any:
-        from pyspark.sql import SparkSession
-
-        settings = {k: v for k, v in url.query.items() if k.startswith("spark.")}
-        _require_reachable(url)
-        _quiet_client_logs()
-        if not self.classic:
-            with self.policy.guard("connect"):
-                builder = SparkSession.builder.remote(self.master)
-                for key, value in settings.items():
-                    builder = builder.config(key, value)
-                with _process_mode_kept():
-                    spark = builder.create()  # its own (getOrCreate may give another's)
-                _bound_retries(spark, self.options.reconnect_wait)
-                return spark
-        _require_java()
-        os.environ["PYSPARK_PYTHON"] = url.query.get("python") or sys.executable
-        defaults = {
-            "spark.ui.enabled": "false",
-            "spark.ui.showConsoleProgress": "false",
-            "spark.scheduler.mode": "FAIR",  # concurrent streams share the executors
-            "spark.sql.cbo.enabled": "true",  # uses the statistics ANALYZE computes
-            "spark.sql.session.timeZone": "UTC",
-            # the JVM's own log: errors only, from its start (the kit reports the rest)
-            "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={_log_config()}",
-        }
-        if self.master.startswith("local"):  # the driver talks to itself: loopback only
-            defaults["spark.driver.host"] = defaults["spark.driver.bindAddress"] = "127.0.0.1"
-        cores = _local_cores(self.master)
-        if cores:  # Spark's 200 shuffle partitions suit a cluster, not one machine
-            defaults["spark.sql.shuffle.partitions"] = str(max(8, 4 * cores))
-        with _SPARK_LOCK:
-            from pyspark import SparkContext
-
-            active = SparkContext._active_spark_context
-            running = str(active.master) if active is not None else None
-            if active is not None and running != self.master:
-                if _SPARK_USERS.get(str(running)):
-                    raise DriversError(
-                        f"this process already runs Spark with master {running}; "
-                        f"one master per process (asked for {self.master})"
-                    )
-                active.stop()
-            # PySpark marks the whole process as Spark Connect once a Connect session exists
-            # (an environment variable); a classic engine asked for here is classic
-            os.environ.pop("SPARK_CONNECT_MODE_ENABLED", None)
-            builder = SparkSession.builder.master(self.master).appName("dbbench")
-            for key, value in {**defaults, **settings}.items():
-                builder = builder.config(key, value)
-            with self.policy.guard("start Spark"):
-                _launch_jvm(self.master, {**defaults, **settings})
-                spark = builder.getOrCreate()
-                spark.sparkContext.setLogLevel("ERROR")
-                _wait_for_executors(spark, self.master, self.options.executor_wait)
-            _SPARK_USERS[self.master] = _SPARK_USERS.get(self.master, 0) + 1
-        return spark
-
+    # -- the Spark session (started by spark_launch) -------------------------------------
     def _register(self) -> None:
         """Catalog entries over the table folders, in a database of this warehouse's own
         (the session catalog lives in memory, so a warehouse loaded by an earlier process
@@ -313,30 +274,23 @@ class SparkEngine(Engine):
         return f"{self.warehouse}/{table}"
 
     def session(self) -> SparkQuerySession:
-        with self._lock:
-            self._count += 1
-            number = self._count
+        number = self._sessions.next_number()
         with self.policy.guard("connect"):
-            spark = self.spark.newSession() if self.classic else self._connect_session()
-            spark.catalog.setCurrentDatabase(self.database)
-            self._apply_sql_settings(spark)
-        session = SparkQuerySession(self, spark, number)
-        with self._lock:
-            self._sessions.append(session)
-        return session
+            spark = self._open_spark()
+        return self._sessions.add(self.session_class(self, spark, number))
 
-    def _connect_session(self) -> Any:
-        from pyspark.sql import SparkSession
-
-        with _process_mode_kept():
-            spark = SparkSession.builder.remote(self.master).create()
-        _bound_retries(spark, self.options.reconnect_wait)
+    def _open_spark(self) -> Any:
+        """A new Spark session over this engine's tables, its SQL settings applied."""
+        if self.classic:
+            spark = self.spark.newSession()
+        else:
+            spark = connect_session(self.master, self.options.reconnect_wait)
+        spark.catalog.setCurrentDatabase(self.database)
+        self._apply_sql_settings(spark)
         return spark
 
     def forget(self, session: SparkQuerySession) -> None:
-        with self._lock:
-            if session in self._sessions:
-                self._sessions.remove(session)
+        self._sessions.discard(session)
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -351,59 +305,6 @@ class SparkEngine(Engine):
 
     def load_table(self, table: str, batches: Iterable[pa.RecordBatch]) -> int:
         raise DriversError("the spark engine generates its data on the cluster (no batch load)")
-
-    def generate_table(self, table: str, sf: float, source: TableSource) -> int:
-        """Task K writes dbgen part K of N of the table as Parquet; returns the rows."""
-        from pyspark.sql.pandas.types import from_arrow_schema
-
-        from dbbench.dbgen.api import row_count
-
-        rows = int(row_count(table, sf))
-        parts = self.parts_for(rows)
-        schema = TABLES[table].arrow_schema
-        make = _part_maker(source, table, sf, parts, schema)
-        with self.policy.guard(f"generate {table}"):
-            self._tag_load(table)
-            frame = self.spark.range(1, parts + 1, 1, parts).mapInArrow(
-                make, from_arrow_schema(schema)
-            )
-            frame.write.mode("overwrite").parquet(self.location(table))
-            self.spark.catalog.refreshTable(table)
-            return int(self.spark.table(table).count())
-
-    def generate_files(self, options: GenOptions) -> Summary:
-        """``dbbench gen`` as Spark tasks: task K runs exactly what ``dbbench gen --parts N
-        --part K`` runs (the same writer, one process) into ``options.out_dir``, which every
-        executor must reach (a shared file system). Only each part's summary comes back."""
-        if options.part is not None or options.updates:
-            raise DriversError("gen on spark writes every part of --parts (no --part, no -U)")
-        if not self.classic:
-            raise DriversError("gen on spark needs a classic driver, not Spark Connect")
-        parts = options.parts if options.parts > 1 else self.spark.sparkContext.defaultParallelism
-        parts = max(2, parts)
-        writer.plan(replace(options, parts=parts))  # bad options fail here, not in a task
-        begin = time.perf_counter()
-        with self.policy.guard("gen"):
-            self._tag_load("gen")
-            tasks = self.spark.sparkContext.parallelize(range(1, parts + 1), parts)
-            done = tasks.map(_gen_part(replace(options, parts=parts, jobs=1))).collect()
-        return Summary(
-            tables=len(options.tables),
-            files=sum(d[0] for d in done),
-            rows=sum(d[1] for d in done),
-            nbytes=sum(d[2] for d in done),
-            seconds=time.perf_counter() - begin,
-        )
-
-    def parts_for(self, rows: int) -> int:
-        if rows < SMALL_TABLE_ROWS:
-            return 1
-        parallelism = self.spark.sparkContext.defaultParallelism if self.classic else 1
-        return max(parallelism, -(-rows // ROWS_PER_PART))
-
-    def _tag_load(self, table: str) -> None:
-        if self.classic:
-            self.spark.sparkContext.setJobGroup(f"dbbench-load-{table}", f"generate {table}")
 
     def finish_load(self) -> dict[str, float]:
         steps: dict[str, float] = {}
@@ -495,8 +396,7 @@ class SparkEngine(Engine):
                 for file in replaced:
                     files.delete(file)
             tables = {t for t, _, _ in staged}
-            with self._lock:
-                spark_sessions = [self.spark, *(s.spark for s in self._sessions)]
+            spark_sessions = [self.spark, *(s.spark for s in self._sessions.snapshot())]
             for spark in spark_sessions:
                 for table in tables:
                     spark.catalog.refreshTable(table)
@@ -537,79 +437,19 @@ class SparkEngine(Engine):
         if self._closed:
             return
         self._closed = True
-        with self._lock:
-            sessions, self._sessions = self._sessions, []
+        sessions = self._sessions.take_all()
         if not self.classic:
             for session in sessions:
-                _stop_connect(session.spark)
-            _stop_connect(self.spark)
+                stop_connect(session.spark)
+            if getattr(self, "spark", None) is not None:  # None: the set-up failed early
+                stop_connect(self.spark)
+        self._release()
+
+    def _release(self) -> None:
+        """What the engine holds besides its sessions: a classic driver's hold on its
+        cluster."""
         if self.classic:
-            with _SPARK_LOCK:
-                _SPARK_USERS[self.master] = max(0, _SPARK_USERS.get(self.master, 0) - 1)
-            # The JVM stays up for the rest of the process (a next engine on the same master
-            # reuses it); it ends with the process.
-
-
-class _ReadWriteLock:
-    """Many queries at once, or one file swap; a waiting swap holds new queries back."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._readers = 0
-        self._writing = False
-        self._waiting = 0
-
-    @contextmanager
-    def shared(self) -> Iterator[None]:
-        with self._cond:
-            while self._writing or self._waiting:
-                self._cond.wait()
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
-                self._cond.notify_all()
-
-    @contextmanager
-    def exclusive(self) -> Iterator[None]:
-        with self._cond:
-            self._waiting += 1
-            while self._writing or self._readers:
-                self._cond.wait()
-            self._waiting -= 1
-            self._writing = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._writing = False
-                self._cond.notify_all()
-
-
-def _part_maker(source: TableSource, table: str, sf: float, parts: int, schema: pa.Schema) -> Any:
-    """The function each task runs: part numbers in, that part's rows out (Arrow)."""
-
-    def make(numbers: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in numbers:
-            for part in batch.column(0).to_pylist():
-                for out in source.table_batches(table, sf, part=int(part), parts=parts):
-                    yield out if out.schema == schema else out.cast(schema)
-
-    return make
-
-
-def _gen_part(options: GenOptions) -> Any:
-    """The function each ``gen`` task runs: one part, all tables, into the shared folder."""
-
-    def run(part: int) -> tuple[int, int, int]:
-        from dbbench.dbgen.writer import generate
-
-        summary = generate(replace(options, part=part))
-        return summary.files, summary.rows, summary.nbytes
-
-    return run
+            release(self.master)
 
 
 def _columns(table: str) -> str:
@@ -618,182 +458,12 @@ def _columns(table: str) -> str:
     return ", ".join(f"{c.name} {_SQL_TYPES[c.kind]}" for c in TABLES[table].columns)
 
 
-def _master(url: EngineURL) -> str:
-    if url.scheme == "sc":
-        if not url.host:
-            raise DriversError("a Spark Connect URL needs a host: sc://host:15002")
-        return f"sc://{url.host}:{url.port or 15002}"
-    host = url.host or "local[*]"
-    if host.startswith("local"):
-        return host
-    return f"spark://{host}:{url.port or 7077}"
-
-
-def _local_cores(master: str) -> int | None:
-    """Cores of an in-process master: local[N], local[*], local-cluster[W,C,M]."""
-    inside = master.partition("[")[2].rstrip("]")
-    if master == "local":
-        return 1
-    if master.startswith("local-cluster"):
-        workers, cores, *_ = [*inside.split(","), "1", "1"]
-        return int(workers) * int(cores) if workers.isdigit() and cores.isdigit() else None
-    if master.startswith("local"):
-        count = inside.split(",")[0]
-        return os.cpu_count() or 1 if count == "*" else int(count) if count.isdigit() else None
-    return None
-
-
-def _warehouse(url: EngineURL) -> str:
-    where = url.query.get("warehouse") or url.database or "spark-warehouse"
-    if "://" in where or where.startswith("file:"):
-        return where.rstrip("/")
-    return "file://" + os.path.abspath(where)
-
-
-def _require_reachable(url: EngineURL) -> None:
-    """A standalone master or Connect server that is down: one line now, not a JVM that
-    retries for a minute."""
-    if url.scheme != "sc" and (not url.host or url.host.startswith("local")):
-        return
-    host, port = url.host or "", url.port or (15002 if url.scheme == "sc" else 7077)
-    try:
-        socket.create_connection((host, port), timeout=5).close()
-    except OSError as exc:
-        what = "Spark Connect server" if url.scheme == "sc" else "Spark master"
-        raise DriversError(f"{what} {host}:{port} is not reachable ({exc})") from None
-
-
-_LOG4J2 = """\
-# dbbench: the Spark driver logs errors only, on stderr
-rootLogger.level = error
-rootLogger.appenderRef.stderr.ref = stderr
-appender.console.type = Console
-appender.console.name = stderr
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = spark: %p %c{1}: %m%n
-"""
-
-
-def driver_log() -> str:
-    """Where this process's driver JVM writes what it prints (its start-up banner and
-    warnings, Spark's errors): a file, so that dbbench's own output stays one line per
-    problem; named in the engine's disclosed settings."""
-    return os.path.join(tempfile.gettempdir(), f"dbbench-spark-driver-{os.getpid()}.log")
-
-
-def _launch_jvm(master: str, settings: dict[str, str]) -> None:
-    """Start this process's driver JVM (once) with its stdout and stderr in
-    :func:`driver_log`; PySpark would start it writing to our terminal."""
-    from pyspark import SparkConf, SparkContext
-    from pyspark.java_gateway import launch_gateway
-
-    if SparkContext._gateway is not None:
-        return
-    conf = SparkConf(loadDefaults=False).setMaster(master).setAppName("dbbench")
-    conf.setAll(list(settings.items()))
-    with open(driver_log(), "ab") as log:
-        gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})  # type: ignore[no-untyped-call]
-    SparkContext._ensure_initialized(gateway=gateway)
-
-
-def _log_config() -> str:
-    """A log4j2 configuration file for the driver JVM, named by its content (one per machine,
-    whatever the number of processes; written atomically)."""
-    digest = hashlib.sha1(_LOG4J2.encode()).hexdigest()[:10]
-    path = os.path.join(tempfile.gettempdir(), f"dbbench-spark-log4j2-{digest}.properties")
-    if not os.path.exists(path):
-        fd, temp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(_LOG4J2)
-        os.replace(temp, path)
-    return "file:" + path
-
-
-def _wait_for_executors(spark: Any, master: str, seconds: int) -> None:
-    """A cluster master hands out executors after the application starts; one that is up
-    but has no worker with free cores and memory would leave every job waiting for ever.
-    Wait for them (all W of ``local-cluster[W,...]``, at least one elsewhere), else stop
-    and say so in one line."""
-    if master.startswith("local-cluster"):
-        wanted = int(master.partition("[")[2].split(",")[0] or 1)
-    elif master.startswith("spark://"):
-        wanted = 1
-    else:
-        return
-    deadline = time.monotonic() + seconds
-    while True:
-        executors = int(spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size()) - 1
-        if executors >= wanted:
-            return
-        if time.monotonic() >= deadline:
-            spark.stop()
-            raise DriversError(
-                f"Spark master {master} gave this application {executors} of {wanted} "
-                f"executor(s) within {seconds} s: no worker with free cores and memory is "
-                "registered (start workers, or wait longer with ?executor_wait=SECONDS)"
-            )
-        time.sleep(0.2)
-
-
-@contextmanager
-def _process_mode_kept() -> Iterator[None]:
-    """Creating a Connect session marks the whole process as Spark Connect (an environment
-    variable that turns classic PySpark calls into Connect ones); a classic engine in the
-    same process must keep working, so the mark is put back as it was."""
-    before = os.environ.get("SPARK_CONNECT_MODE_ENABLED")
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop("SPARK_CONNECT_MODE_ENABLED", None)
-        else:
-            os.environ["SPARK_CONNECT_MODE_ENABLED"] = before
-
-
-def _bound_retries(spark: Any, seconds: int) -> None:
-    """The Connect client retries a server that does not answer for at least ten minutes by
-    default; a benchmark whose server went away should stop within ``seconds`` and say so."""
-    from pyspark.sql.connect.client.retries import DefaultPolicy
-
-    backoff, total, retries = 100, 0, 0  # milliseconds, doubling up to 8 s
-    while total + backoff <= seconds * 1000:
-        total, retries = total + backoff, retries + 1
-        backoff = min(2 * backoff, 8000)
-    policy = DefaultPolicy(
-        max_retries=retries, initial_backoff=100, backoff_multiplier=2.0, max_backoff=8000
-    )
-    spark.client.set_retry_policies([policy])
-
-
-def _stop_connect(spark: Any) -> None:
-    """Release a Spark Connect session and close its channel now. Left to the garbage
-    collector, the channel closes at interpreter exit, where gRPC waits for ever."""
-    with contextlib.suppress(Exception):
-        spark.stop()
-
-
-def _quiet_client_logs() -> None:
-    """PySpark logs every analysis error as a JSON record on stderr before raising it; the
-    error reaches the user once, as dbbench's one line, so those records are switched off."""
-    from pyspark.logger import PySparkLogger
-
-    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
-        PySparkLogger.getLogger(name).disabled = True
-    # the Connect client warns before it raises what ends its retries; the error says it all
-    warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]")
-
-
-def _require_java() -> None:
-    home = os.environ.get("JAVA_HOME")
-    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
-    if not java or not os.path.exists(java):
-        raise DriversError(
-            "Spark needs a Java runtime (17 or newer) and none was found: install one "
-            "(e.g. apt-get install openjdk-17-jre-headless) or set JAVA_HOME"
-        )
-
-
 def connect(url: EngineURL) -> SparkEngine:
-    """The registry's entry point for ``spark`` and ``sc`` URLs."""
+    """The registry's entry point for ``spark`` and ``sc`` URLs; a Connect server that
+    answers as Sail is served by the ``sail`` engine."""
+    if url.scheme == "sc":
+        from dbbench.drivers.engines import sail
+
+        if sail.answers_as_sail(url):
+            return sail.SailEngine(url)
     return SparkEngine(url)

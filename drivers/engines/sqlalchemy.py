@@ -31,7 +31,6 @@ ENGINE = EngineSpec(
     name="sqlalchemy",
     url_form="any other SQLAlchemy URL",
     requires=("sqlalchemy",),
-    install="pip install 'dbbench[sqlalchemy]'",
 )
 
 LOAD_BATCH_ROWS = 50_000  # rows per executemany transaction while loading
@@ -195,7 +194,7 @@ class SqlAlchemyEngine(SqlEngine):
         return f"{self.sa.dialect.name} {number}"
 
     def settings(self) -> dict[str, str]:
-        return {"driver": self.sa.dialect.driver}
+        return {**super().settings(), "driver": self.sa.dialect.driver}
 
     def close(self) -> None:
         self._admin.close()

@@ -17,8 +17,9 @@ ENV_VAR = "DBBENCH_HAMMERDB"
 CLI_NAME = "hammerdbcli"
 INSTALL_HINT = (
     "install HammerDB (a release bundle from hammerdb.com, or its source tree with "
-    "Debian's tcl8.6 tcl-thread libsqlite3-tcl libpgtcl mysqltcl) and pass --hammerdb DIR "
-    f"or set {ENV_VAR}=DIR"
+    "Debian's tcl8.6 tcl-thread libsqlite3-tcl libpgtcl mysqltcl plus Tcl adapters on "
+    "TCLLIBPATH for the packages a system Tcl lacks: ticklecharts, mariatcl, Pgtcl's "
+    f"pg_notice_handler) and pass --hammerdb DIR or set {ENV_VAR}=DIR"
 )
 # The Tcl packages HammerDB's PostgreSQL and MariaDB/MySQL drivers load.
 DRIVER_PACKAGES = {"postgresql": "Pgtcl", "mariadb": "mariatcl", "mysql": "mysqltcl"}

@@ -8,6 +8,7 @@ per-query times exist only as output lines.
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 import time
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from dbbench.drivers.errors import DriversError
+from dbbench.drivers.hammerdb.script import DATABASES
 from dbbench.reports.model import (
     EngineInfo,
     HammerDBCount,
@@ -35,8 +37,13 @@ _GEO = re.compile(
     r"Geometric mean of query times returning rows\s*\((\d+)\)\s*is\s*\"?([\d.]+)", re.I
 )
 _DBVERSION = re.compile(r"DBVersion:\s*(.+)")
-_ERROR = re.compile(r"FINISHED FAILED|^Error|Error in Virtual User|terminated, any pending", re.I)
-_ENGINE = {"PostgreSQL": "postgresql", "MariaDB": "mariadb", "MySQL": "mysql"}
+_ERROR = re.compile(
+    r"FINISHED FAILED|^Error|Error in Virtual User|terminated, any pending|Procedure Error", re.I
+)
+#: A job's first error lines are kept; the rest are counted.
+MAX_ERRORS = 20
+#: What a damaged or crafted store can raise while it is read (one line, never a traceback).
+_DAMAGE = (sqlite3.Error, KeyError, IndexError, ValueError, TypeError, OverflowError)
 _TIMING_FIELDS = (
     "calls", "min_ms", "avg_ms", "max_ms", "total_ms", "p99_ms", "p95_ms", "p50_ms", "sd",
     "ratio_pct", "elapsed_ms",
@@ -107,6 +114,8 @@ def _secret(key: str) -> bool:
 
 
 def _open(path: Path) -> sqlite3.Connection:
+    """The store opened read-only by its path (as a ``file:`` URI built from the absolute
+    path, so ``#`` or ``?`` in a file name are part of the name, and nothing is created)."""
     if not path.is_file():
         raise JobStoreError(f"no such HammerDB job store: {path}")
     with path.open("rb") as f:
@@ -114,9 +123,9 @@ def _open(path: Path) -> sqlite3.Connection:
     if head != b"SQLite format 3\x00":
         raise JobStoreError(f"{path}: not a HammerDB job store (not an SQLite database)")
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        tables = {r[0].upper() for r in conn.execute("SELECT name FROM sqlite_master")}
-    except sqlite3.DatabaseError as exc:
+        conn = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True)
+        tables = {str(r[0]).upper() for r in conn.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.Error as exc:
         raise JobStoreError(f"{path}: not a HammerDB job store ({exc})") from None
     missing = [t for t in REQUIRED_TABLES if t not in tables]
     if missing:
@@ -126,25 +135,60 @@ def _open(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def _damaged(path: Path, exc: BaseException) -> JobStoreError:
+    text = " ".join(str(exc).split())[:200]
+    return JobStoreError(f"{path}: damaged HammerDB job store ({type(exc).__name__}: {text})")
+
+
 def list_jobs(path: Path) -> list[dict[str, str]]:
-    """jobid, db, bm and timestamp of every job, oldest first."""
+    """jobid, db, bm, timestamp, kind (build or run) and result of every job, oldest first."""
     conn = _open(path)
     try:
-        return [
-            {"jobid": r["jobid"], "db": r["db"], "bm": r["bm"], "timestamp": str(r["timestamp"])}
-            for r in conn.execute("SELECT jobid, db, bm, timestamp FROM JOBMAIN ORDER BY rowid")
-        ]
+        jobs = []
+        for r in conn.execute(
+            "SELECT jobid, db, bm, timestamp FROM JOBMAIN WHERE jobid IS NOT NULL ORDER BY rowid"
+        ):
+            jobid = str(r["jobid"])
+            lines = _output(conn, jobid)
+            jobs.append(
+                {
+                    "jobid": jobid,
+                    "db": str(r["db"]),
+                    "bm": str(r["bm"]),
+                    "timestamp": str(r["timestamp"]),
+                    "kind": "run" if _is_run(lines) else "build",
+                    "result": _headline(lines),
+                }
+            )
+        return jobs
+    except _DAMAGE as exc:
+        raise _damaged(path, exc) from None
     finally:
         conn.close()
 
 
+def _headline(lines: list[tuple[int, str]]) -> str:
+    """A job's result in a few words (NOPM, or the geometric mean), else "-"."""
+    for _, text in lines:
+        if m := _NOPM.search(text):
+            return f"{float(m.group(1)):,.0f} NOPM"
+        if m := _GEO.search(text):
+            return f"geomean {float(m.group(2)):.3f} s"
+    return "-"
+
+
 def _output(conn: sqlite3.Connection, jobid: str) -> list[tuple[int, str]]:
     return [
-        (int(r["vu"] or 0), str(r["output"]))
+        (_vu(r["vu"]), str(r["output"]))
         for r in conn.execute(
             "SELECT vu, output FROM JOBOUTPUT WHERE jobid=? ORDER BY rowid", (jobid,)
         )
     ]
+
+
+def _vu(value: Any) -> int:
+    number = _num(value)
+    return int(number) if number is not None and abs(number) < 1e9 else 0
 
 
 def _is_run(lines: list[tuple[int, str]]) -> bool:
@@ -157,7 +201,12 @@ def pick_job(path: Path, jobid: str | None = None) -> str:
     """``jobid`` if the store has it, else the newest benchmark run (not a schema build)."""
     conn = _open(path)
     try:
-        ids = [r[0] for r in conn.execute("SELECT jobid FROM JOBMAIN ORDER BY rowid")]
+        ids = [
+            str(r[0])
+            for r in conn.execute(
+                "SELECT jobid FROM JOBMAIN WHERE jobid IS NOT NULL ORDER BY rowid"
+            )
+        ]
         if jobid is not None:
             if jobid not in ids:
                 raise JobStoreError(f"{path}: no job {jobid} (it has {len(ids)} jobs)")
@@ -169,15 +218,19 @@ def pick_job(path: Path, jobid: str | None = None) -> str:
             f"{path}: no TPROC-C or TPROC-H run among its {len(ids)} jobs "
             "(schema builds only, or no output recorded)"
         )
+    except _DAMAGE as exc:
+        raise _damaged(path, exc) from None
     finally:
         conn.close()
 
 
 def _num(value: Any) -> float | None:
+    """A finite number, or None (garbage, NaN and infinities included)."""
     try:
-        return None if value is None or value == "" else float(value)
-    except (TypeError, ValueError):
+        number = None if value is None or value == "" else float(value)
+    except (TypeError, ValueError, OverflowError):
         return None
+    return number if number is not None and math.isfinite(number) else None
 
 
 def read_job(
@@ -189,36 +242,44 @@ def read_job(
     system: SystemInfo | None = None,
     source: str = "hammer.DB",
 ) -> HammerDBResult:
-    """One job of a job store as a dbbench result (the newest run when ``jobid`` is None)."""
+    """One job of a job store as a dbbench result (the newest run when ``jobid`` is None);
+    a damaged or crafted store is a :class:`JobStoreError` (one line)."""
     jobid = pick_job(path, jobid)
+    try:
+        return _read_job(path, jobid, kit_version, hammerdb_version, system, source)
+    except _DAMAGE as exc:
+        raise _damaged(path, exc) from None
+
+
+def _read_job(
+    path: Path,
+    jobid: str,
+    kit_version: str,
+    hammerdb_version: str,
+    system: SystemInfo | None,
+    source: str,
+) -> HammerDBResult:
     conn = _open(path)
     try:
         main = conn.execute("SELECT * FROM JOBMAIN WHERE jobid=?", (jobid,)).fetchone()
         lines = _output(conn, jobid)
-        tables = {r[0].upper() for r in conn.execute("SELECT name FROM sqlite_master")}
-        timing = (
-            conn.execute(
-                "SELECT * FROM JOBTIMING WHERE jobid=? AND summary=1 ORDER BY rowid", (jobid,)
-            ).fetchall()
-            if "JOBTIMING" in tables
-            else []
+        tables = {str(r[0]).upper() for r in conn.execute("SELECT name FROM sqlite_master")}
+
+        def rows(table: str, sql: str) -> list[Any]:
+            """The job's rows of ``table``; none where this HammerDB version lacks it."""
+            return conn.execute(sql, (jobid,)).fetchall() if table in tables else []
+
+        timing = rows(
+            "JOBTIMING", "SELECT * FROM JOBTIMING WHERE jobid=? AND summary=1 ORDER BY rowid"
         )
-        tcount = (
-            conn.execute(
-                "SELECT counter, timestamp FROM JOBTCOUNT WHERE jobid=? ORDER BY rowid", (jobid,)
-            ).fetchall()
-            if "JOBTCOUNT" in tables
-            else []
+        tcount = rows(
+            "JOBTCOUNT", "SELECT counter, timestamp FROM JOBTCOUNT WHERE jobid=? ORDER BY rowid"
         )
-        sysrow = (
-            conn.execute("SELECT * FROM JOBSYSTEM WHERE jobid=?", (jobid,)).fetchone()
-            if "JOBSYSTEM" in tables
-            else None
-        )
-    except sqlite3.DatabaseError as exc:
-        raise JobStoreError(f"{path}: damaged HammerDB job store ({exc})") from None
+        sysrow = next(iter(rows("JOBSYSTEM", "SELECT * FROM JOBSYSTEM WHERE jobid=?")), None)
     finally:
         conn.close()
+    if main is None:
+        raise JobStoreError(f"{path}: no job {jobid}")
     bm = str(main["bm"])
     benchmark = "TPROC-H" if "H" in bm.upper().split("-")[-1] else "TPROC-C"
     db = str(main["db"])
@@ -239,16 +300,20 @@ def read_job(
     if sysrow is not None and not result.system.hostname:
         result.system.hostname = str(sysrow["hostname"] or "")
         result.system.cpu_model = str(sysrow["cpumodel"] or "")
-        result.system.threads = int(sysrow["cpucount"]) if sysrow["cpucount"] else None
+        threads = _num(sysrow["cpucount"])
+        result.system.threads = int(threads) if threads and 0 < threads < 1e6 else None
     _read_output(result, lines)
     result.response_times = [_timing(r) for r in timing]
     result.transaction_counts = [
-        HammerDBCount(timestamp=str(r["timestamp"]), value=float(r["counter"] or 0)) for r in tcount
+        HammerDBCount(timestamp=str(r["timestamp"]), value=_num(r["counter"]) or 0.0)
+        for r in tcount
     ]
     result.config = _config(result, settings)
     done = result.nopm is not None if benchmark == "TPROC-C" else result.geomean_seconds is not None
     if not done:
         result.errors.append(f"job {jobid} has no {benchmark} result in its output")
+    elif benchmark == "TPROC-C" and not result.nopm:
+        result.errors.append(f"job {jobid} completed no new order (0 NOPM)")
     result.status = "complete" if done and not result.errors else "failed"
     return result
 
@@ -258,13 +323,15 @@ def _timing(row: sqlite3.Row) -> HammerDBTiming:
     t = HammerDBTiming(name=str(row["procname"]))
     for k in _TIMING_FIELDS:
         if k in keys:
-            setattr(t, k, int(row[k]) if k == "calls" and row[k] is not None else _num(row[k]))
+            value = _num(row[k])
+            setattr(t, k, int(value) if k == "calls" and value is not None else value)
     return t
 
 
 def _read_output(result: HammerDBResult, lines: list[tuple[int, str]]) -> None:
     positions: dict[tuple[int, int], int] = {}
     query_set: dict[int, int] = {}
+    errors = 0
     for vu, text in lines:
         if m := _NOPM.search(text):
             result.nopm, result.tpm = float(m.group(1)), float(m.group(2))
@@ -286,13 +353,19 @@ def _read_output(result: HammerDBResult, lines: list[tuple[int, str]]) -> None:
         elif m := _DBVERSION.search(text):
             result.engine.version = m.group(1).strip()
         elif _ERROR.search(text.strip()):
-            result.errors.append(text.strip()[:500])
+            errors += 1
+            if errors <= MAX_ERRORS:
+                result.errors.append(text.strip()[:500])
+    if errors > MAX_ERRORS:
+        more = errors - MAX_ERRORS
+        result.errors.append(f"... and {more:,} more error lines in the job's output")
 
 
 def _engine(db: str, settings: dict[str, dict[str, str]]) -> EngineInfo:
-    name = _ENGINE.get(db, db.lower())
+    known = next((d for d in DATABASES.values() if d.display == db), None)
+    name = known.engine if known else db.lower()
+    prefix = known.db if known else name
     conn = settings.get("connection", {})
-    prefix = {"postgresql": "pg", "mariadb": "maria", "mysql": "mysql"}.get(name, name)
     host, port = conn.get(f"{prefix}_host", ""), conn.get(f"{prefix}_port", "")
     flat = {k: v for inner in settings.values() for k, v in inner.items()}
     dbname = next((flat[k] for k in (f"{prefix}_dbase", f"{prefix}_tpch_dbase") if k in flat), "")

@@ -8,6 +8,7 @@ files (they hold the password). Output lines are shown as progress with every se
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -18,11 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, TextIO
 
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.hammerdb.install import HammerDBInstall
 from dbbench.drivers.hammerdb.script import JOB_MARKER, OWNER_PASSWORD_ENV, PASSWORD_ENV
+from dbbench.drivers.signals import killed_on_abrupt_exit
+from dbbench.reports.safeio import write_text
 
 JOB_STORE = "hammer.DB"
 KEPT = (JOB_STORE, "hammerdb.log", "hdbxtprofile.log")
@@ -36,7 +39,7 @@ _FAILURE = re.compile(
 _CREATED = re.compile(r"(\d+) Virtual Users Created")
 _FINISHED = re.compile(r"Vuser (\d+):FINISHED")
 HANG_GRACE = 25.0  # seconds HammerDB may take to end after its last virtual user
-_SECRET_SETTING = re.compile(r"(\b\w*pass\w*\b\s+)(\S+)", re.I)
+_SECRET_SETTING = re.compile(r"((?<![:\w])\w*pass\w*\b\s+)(\{[^}]*\}|\S+)", re.I)
 
 
 @dataclass
@@ -62,22 +65,45 @@ class Invocation:
 
 
 class Redactor:
-    """Replaces the passwords (and any ``*pass*`` setting's value) in HammerDB's text."""
+    """Masks passwords where HammerDB's text holds them, and only there: the values of its
+    ``*pass*`` settings (``diset``'s "Changed ... from A to B" and "Value A ... no change
+    made" lines, Tcl dicts of settings, ``-password X``, ``PASSWORD 'X'``); a password of
+    :data:`TOKEN_MIN` characters or more also wherever it stands as a whole word. A short
+    password (``1``) never touches job ids or "Vuser 1"; an empty one masks nothing."""
 
     def __init__(self, secrets: list[str]) -> None:
-        self.secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
+        words = sorted({s for s in secrets if len(s) >= TOKEN_MIN}, key=len, reverse=True)
+        self._words = (
+            re.compile(
+                r"(?<![A-Za-z0-9])(?:" + "|".join(map(re.escape, words)) + r")(?![A-Za-z0-9])"
+            )
+            if words
+            else None
+        )
 
     def __call__(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, "***")
-        return text
+        text = _CHANGED.sub(r"\1 from *** to *** for \2", text)
+        text = _SAME.sub(_SAME_MASKED, text)
+        text = _OPTION.sub(r"\1***", text)
+        text = _SQL_PASSWORD.sub(r"\1'***'", text)
+        text = self.settings(text)
+        return self._words.sub("***", text) if self._words is not None else text
 
     def settings(self, text: str) -> str:
-        """Also every ``*pass`` key's value in a Tcl dict of HammerDB settings."""
+        """Every ``*pass*`` key's value in a Tcl dict of HammerDB settings."""
         return _SECRET_SETTING.sub(
-            lambda m: m.group(1) + ("***" if _is_pass_key(m.group(1)) else m.group(2)),
-            self(text),
+            lambda m: m.group(1) + ("***" if _is_pass_key(m.group(1)) else m.group(2)), text
         )
+
+
+#: Passwords at least this long are also masked wherever they stand as a whole word.
+TOKEN_MIN = 6
+_PASS_KEY = r"\S*:\S*pass\S*"
+_CHANGED = re.compile(rf"(Changed {_PASS_KEY}) from .* for (\S+)[ \t]*$", re.I | re.M)
+_SAME = re.compile(rf"Value .* for ({_PASS_KEY}) is the same as existing value .*$", re.I | re.M)
+_SAME_MASKED = r"Value *** for \1 is the same as existing value ***, no change made"
+_OPTION = re.compile(r"(-password\s+)(\{[^}]*\}|\S+)", re.I)
+_SQL_PASSWORD = re.compile(r"(PASSWORD\s+)'(?:[^']|'')*'", re.I)
 
 
 def _is_pass_key(word: str) -> bool:
@@ -93,25 +119,33 @@ def run_hammerdb(
     *,
     password: str,
     owner_password: str = "",
+    secrets: list[str] | None = None,
     on_line: Callable[[str], None] | None = None,
     timeout: float | None = None,
 ) -> Invocation:
-    """Write ``name.tcl`` into ``out_dir`` and run it; Ctrl-C stops HammerDB and re-raises."""
+    """Write ``name.tcl`` into ``out_dir`` and run it; Ctrl-C stops HammerDB and re-raises.
+
+    ``secrets``: the passwords to mask (default: ``password`` and ``owner_password``; give
+    the real ones when ``password`` is a driver's stand-in for none)."""
     if install.root is None or not install.usable:
         raise DriversError(install.describe())
+    out_dir = out_dir.absolute()  # HammerDB starts in its own folder: nothing relative
     out_dir.mkdir(parents=True, exist_ok=True)
     script = out_dir / f"{name}.tcl"
-    script.write_text(script_text, encoding="utf-8")
+    write_text(script, script_text)
     tmp = out_dir / f"hammerdb-{name}"
+    if tmp.is_symlink():
+        raise DriversError(f"{tmp} is a symbolic link; refusing to use it as HammerDB's TMP")
     tmp.mkdir(exist_ok=True)
     for stale in tmp.iterdir():  # a fresh TMP: settings persist in it otherwise
-        if stale.is_file():
+        if stale.is_file() or stale.is_symlink():
             stale.unlink()
     log = out_dir / f"hammerdb-{name}.log"
-    redact = Redactor([password, owner_password])
+    redact = Redactor([password, owner_password] if secrets is None else secrets)
     env = {
         **os.environ,
-        "TMP": str(tmp),
+        "TMP": str(tmp),  # absolute, or HammerDB falls back to $TMPDIR, then /tmp
+        "TMPDIR": str(tmp),
         PASSWORD_ENV: password,
         OWNER_PASSWORD_ENV: owner_password or password,
     }
@@ -137,7 +171,7 @@ def run_hammerdb(
     assert proc.stdout is not None
     previous = _on_sigterm()  # HammerDB runs in its own session: never leave it behind
     try:
-        with log.open("w", encoding="utf-8") as logf:
+        with _open_log(log) as logf, killed_on_abrupt_exit(proc.pid):
             for raw in proc.stdout:
                 line = redact(raw.rstrip("\n"))
                 logf.write(line + "\n")
@@ -171,7 +205,8 @@ def run_hammerdb(
                     break
         returncode = proc.wait()
     except BaseException:  # Ctrl-C or a callback's error: stop HammerDB, keep what it wrote
-        _stop(proc)
+        with killed_on_abrupt_exit(proc.pid):  # a second Ctrl-C while it stops kills it
+            _stop(proc)
         _tidy(tmp, redact)
         raise
     finally:
@@ -185,6 +220,16 @@ def run_hammerdb(
     return Invocation(
         script, tmp, log, returncode, time.monotonic() - started, jobid, failures, lines
     )
+
+
+def _open_log(path: Path) -> TextIO:
+    """A new log file; never written through a symbolic link."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        raise DriversError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return os.fdopen(fd, "w", encoding="utf-8")
 
 
 class Terminated(KeyboardInterrupt):
@@ -214,9 +259,13 @@ def _stop(proc: subprocess.Popen[str]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
+    except (subprocess.TimeoutExpired, KeyboardInterrupt) as exc:
+        # no answer in 10 s, or a second Ctrl-C/SIGTERM while waiting: no more waiting
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+        if isinstance(exc, KeyboardInterrupt):
+            raise
     except ProcessLookupError:
         pass
 
@@ -231,7 +280,7 @@ def _tidy(tmp: Path, redact: Redactor) -> None:
     for name in ("hammerdb.log", "hdbxtprofile.log"):
         path = tmp / name
         if path.is_file():
-            path.write_text(redact(path.read_text(encoding="utf-8", errors="replace")))
+            write_text(path, redact(path.read_text(encoding="utf-8", errors="replace")))
     store = tmp / JOB_STORE
     if store.is_file():
         redact_job_store(store, redact)
@@ -243,12 +292,12 @@ def redact_job_store(store: Path, redact: Redactor) -> None:
         with sqlite3.connect(store) as conn:
             rows = conn.execute("SELECT jobid, jobdict FROM JOBMAIN").fetchall()
             for jobid, jobdict in rows:
-                clean = redact.settings(str(jobdict))
+                clean = redact(str(jobdict)) if jobdict is not None else jobdict
                 if clean != jobdict:
                     conn.execute("UPDATE JOBMAIN SET jobdict=? WHERE jobid=?", (clean, jobid))
             out = conn.execute("SELECT rowid, output FROM JOBOUTPUT").fetchall()
             for rowid, text in out:
-                clean = redact(str(text))
+                clean = redact(str(text)) if text is not None else text
                 if clean != text:
                     conn.execute("UPDATE JOBOUTPUT SET output=? WHERE rowid=?", (clean, rowid))
         conn.close()

@@ -28,6 +28,24 @@ BENCHMARK_NAME = {"tprocc": "TPROC-C", "tproch": "TPROC-H"}
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
 
 
+@dataclass(frozen=True)
+class HdbDatabase:
+    """A database HammerDB drives: its ``dbset db`` name, the name HammerDB shows (its job
+    store's ``db``), and the dbbench engine name a result records."""
+
+    db: HdbDb
+    display: str
+    engine: str
+
+
+#: HammerDB's own vocabulary (its ``config/database.xml``), stated once.
+DATABASES: dict[HdbDb, HdbDatabase] = {
+    "pg": HdbDatabase("pg", "PostgreSQL", "postgresql"),
+    "maria": HdbDatabase("maria", "MariaDB", "mariadb"),
+    "mysql": HdbDatabase("mysql", "MySQL", "mysql"),
+}
+
+
 @dataclass
 class TproccOptions:
     warehouses: int = 1
@@ -155,34 +173,38 @@ def _credentials(t: Target, workload: Workload, *, build: bool) -> list[str]:
     ]
 
 
-def _head(t: Target, workload: Workload) -> list[str]:
+def _head(t: Target, workload: Workload, *, build: bool) -> list[str]:
     return [
         "# written by dbbench: HammerDB's settings persist in $TMP, so every one is set here",
         f"dbset db {t.db}",
         f"dbset bm {BENCHMARK[workload]}",
         *_connection(t),
+        *_credentials(t, workload, build=build),
     ]
 
 
+def _diset(dictionary: str, db: HdbDb, values: dict[str, object]) -> list[str]:
+    """``diset`` lines of one dictionary (tpcc, tpch) for keys prefixed with the database."""
+    return [f"diset {dictionary} {db}_{key} {value}" for key, value in values.items()]
+
+
 def build_script(t: Target, workload: Workload, opts: TproccOptions | TprochOptions) -> str:
-    lines = _head(t, workload) + _credentials(t, workload, build=True)
+    lines = _head(t, workload, build=True)
     p = t.db
     if isinstance(opts, TproccOptions):
-        lines += [
-            f"diset tpcc {p}_count_ware {opts.warehouses}",
-            f"diset tpcc {p}_num_vu {opts.build_virtual_users}",
-        ]
+        lines += _diset(
+            "tpcc", p, {"count_ware": opts.warehouses, "num_vu": opts.build_virtual_users}
+        )
         if p == "pg":
-            lines += ["diset tpcc pg_storedprocs false", "diset tpcc pg_partition false"]
+            lines += _diset("tpcc", p, {"storedprocs": "false", "partition": "false"})
         else:
-            lines += [f"diset tpcc {p}_storage_engine innodb"]
+            lines += _diset("tpcc", p, {"storage_engine": "innodb"})
     else:
-        lines += [
-            f"diset tpch {p}_scale_fact {opts.scale_factor}",
-            f"diset tpch {p}_num_tpch_threads {opts.build_threads}",
-        ]
+        lines += _diset(
+            "tpch", p, {"scale_fact": opts.scale_factor, "num_tpch_threads": opts.build_threads}
+        )
         if p != "pg":
-            lines += [f"diset tpch {p}_tpch_storage_engine innodb"]
+            lines += _diset("tpch", p, {"tpch_storage_engine": "innodb"})
     lines += ["set dbbench_result [buildschema]", f'puts "{JOB_MARKER} $dbbench_result"']
     return "\n".join(lines) + "\n"
 
@@ -197,30 +219,32 @@ vwait ::dbbench_done"""
 
 
 def run_script(t: Target, workload: Workload, opts: TproccOptions | TprochOptions) -> str:
-    lines = _head(t, workload) + _credentials(t, workload, build=False)
+    lines = _head(t, workload, build=False)
     p = t.db
     if isinstance(opts, TproccOptions):
-        lines += [
-            f"diset tpcc {p}_driver timed",
-            f"diset tpcc {p}_total_iterations {opts.total_iterations}",
-            f"diset tpcc {p}_rampup {_minutes(opts.rampup_minutes)}",
-            f"diset tpcc {p}_duration {_minutes(opts.duration_minutes)}",
-            f"diset tpcc {p}_allwarehouse {_q(opts.all_warehouses)}",
-            f"diset tpcc {p}_keyandthink {_q(opts.keying_and_thinking)}",
-            f"diset tpcc {p}_timeprofile {_q(opts.time_profile)}",
-        ]
+        tpcc: dict[str, object] = {
+            "driver": "timed",
+            "total_iterations": opts.total_iterations,
+            "rampup": _minutes(opts.rampup_minutes),
+            "duration": _minutes(opts.duration_minutes),
+            "allwarehouse": _q(opts.all_warehouses),
+            "keyandthink": _q(opts.keying_and_thinking),
+            "timeprofile": _q(opts.time_profile),
+        }
         if p == "pg":
-            lines += ["diset tpcc pg_vacuum false"]
+            tpcc["vacuum"] = "false"
+        lines += _diset("tpcc", p, tpcc)
         vus, counter = opts.virtual_users, True
     else:
-        lines += [
-            f"diset tpch {p}_scale_fact {opts.scale_factor}",
-            f"diset tpch {p}_total_querysets {opts.query_sets}",
-            f"diset tpch {p}_refresh_on {_q(opts.refresh)}",
-            f"diset tpch {p}_verbose false",
-        ]
+        tpch: dict[str, object] = {
+            "scale_fact": opts.scale_factor,
+            "total_querysets": opts.query_sets,
+            "refresh_on": _q(opts.refresh),
+            "verbose": "false",
+        }
         if p == "pg":
-            lines += [f"diset tpch pg_degree_of_parallel {opts.degree_of_parallel}"]
+            tpch["degree_of_parallel"] = opts.degree_of_parallel
+        lines += _diset("tpch", p, tpch)
         vus, counter = opts.virtual_users, False
     lines += ["loadscript", f"vuset vu {vus}", "vuset logtotemp 1", "vucreate"]
     if counter:

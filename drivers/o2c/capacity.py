@@ -1,11 +1,13 @@
 """How many work processes (pooled connections) a run may open on the database server.
 
 Like SAP's dispatcher, the users share a small pool of connections. Its default is
-``min(users, max(4, 2 x CPUs))``, capped by what the server still accepts: PostgreSQL's
-``max_connections`` minus ``superuser_reserved_connections`` minus the client connections
-already open, MariaDB/MySQL's ``max_connections`` minus ``Threads_connected``, each less
-two kept free (the telemetry probe, ``o2c check`` from another shell). A pool asked for with
-``--work-processes`` that the server cannot take is refused before the run, in one line.
+``min(users, max(4, 2 x CPUs))``, capped by what the server still accepts: the engine
+states how to read its limit, its reserved and its open connections
+(``facts.connections_sql``: PostgreSQL's ``max_connections`` minus
+``superuser_reserved_connections`` minus the client backends, MariaDB/MySQL's
+``max_connections`` minus ``Threads_connected``), less two kept free (the telemetry
+probe, ``o2c check`` from another shell). A pool asked for with ``--work-processes`` that
+the server cannot take is refused before the run, in one line.
 """
 
 from __future__ import annotations
@@ -18,23 +20,11 @@ from dbbench.drivers.errors import DriversError
 #: Connections left for others (the sampler's session, a check from another shell).
 SPARE = 2
 
-_SQL = {
-    "postgresql": (
-        "SELECT current_setting('max_connections')::int, "
-        "current_setting('superuser_reserved_connections')::int, "
-        "(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')"
-    ),
-    "mysql": (
-        "SELECT @@max_connections, 0, (SELECT VARIABLE_VALUE FROM "
-        "information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'THREADS_CONNECTED')"
-    ),
-}
-
 
 def free_connections(engine: Engine) -> tuple[int | None, str]:
     """Connections the server still accepts (None: unknown, e.g. an embedded engine) and
     the settings that say so, for messages."""
-    sql = _SQL.get(engine.name)
+    sql = engine.facts.connections_sql
     if sql is None:
         return None, ""
     session = engine.session()
@@ -65,3 +55,10 @@ def work_processes(engine: Engine, users: int, asked: int | None) -> int:
             raise DriversError(f"the server takes no more connections ({why})")
         default = min(default, room)
     return default
+
+
+def room_for(engines: list[Engine]) -> int | None:
+    """The connections every one of ``engines`` still accepts for a pool (``SPARE`` kept
+    free); None: no limit is known (embedded engines)."""
+    rooms = [free - SPARE for free, _ in map(free_connections, engines) if free is not None]
+    return min(rooms) if rooms else None

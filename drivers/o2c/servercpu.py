@@ -1,16 +1,28 @@
 """The database server's own CPU during a probe's window, when it runs on this host.
 
 ``/proc/stat`` gives the whole host's CPU, which includes a local database server as well as
-the driver. To tell them apart, the CPU time of the server's processes (``postgres`` for
-PostgreSQL, ``mariadbd``/``mysqld`` for MariaDB and MySQL) is read through psutil at the
-start and the end of the window. All processes of that name on the host count (a second
-server of the same kind would too). An embedded engine (DuckDB, SQLite) runs inside the
-driver's process, so the driver's CPU includes it; a server on another host is not seen.
+the driver. To tell them apart, the CPU time of the server's processes is read through
+psutil at the start and the end of the window, counting only what serves the benchmark:
+
+- where the engine can tell which server process serves a connection (its sessions'
+  ``backend_pid()`` hook: PostgreSQL's ``pg_backend_pid()``), only those processes — the
+  backends of the run's own connections, not other tenants' nor the server's background
+  writers;
+- where it can tell which thread of the server's process serves a connection (the
+  ``backend_thread()`` hook: MariaDB's ``PROCESSLIST.TID``, one thread per connection), only
+  those threads of the ``facts.server_processes`` process — not the threads serving other
+  clients' connections on the same server, nor InnoDB's background threads;
+- otherwise the processes named by the engine's ``facts.server_processes`` (``mariadbd``,
+  ``mysqld``) when they form the only server instance on the host; with more than one
+  instance the figure is "host shared, not attributable" and not measured.
+
+An embedded engine (DuckDB, SQLite) runs inside the driver's process, so the driver's CPU
+includes it; a server on another host is not seen.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from dbbench.drivers.telemetry import engine_scope
 
@@ -19,36 +31,96 @@ try:  # the telemetry extra; without it the figure is simply not measured
 except ImportError:  # pragma: no cover - the test environment installs the extra
     psutil = None
 
-#: Process names of each server engine.
-SERVER_PROCESSES: dict[str, tuple[str, ...]] = {
-    "postgresql": ("postgres",),
-    "mysql": ("mariadbd", "mysqld"),
-}
+NOT_SEEN = "not seen (embedded in the driver, on another host, or no psutil)"
+SHARED = "host shared, not attributable"
+THREADS = "the server threads serving the benchmark's own connections"
 
 
-def _cpu_by_pid(names: tuple[str, ...]) -> dict[int, float]:
+def _cpu_by_pid(names: tuple[str, ...], pids: Collection[int] | None) -> dict[int, float]:
     assert psutil is not None
     out: dict[int, float] = {}
     for proc in psutil.process_iter(["name", "cpu_times"]):
         info = proc.info
-        if info.get("name") in names and info.get("cpu_times") is not None:
+        wanted = proc.pid in pids if pids else info.get("name") in names
+        if wanted and info.get("cpu_times") is not None:
             times = info["cpu_times"]
             out[proc.pid] = float(times.user + times.system)
     return out
 
 
-def server_cpu_meter(engine_name: str, url: str | None) -> Callable[[], Callable[[], float]] | None:
-    """``start()`` returns ``stop()``, which returns the server processes' CPU seconds in
-    between; None when they cannot be seen (embedded, remote, unknown, no psutil)."""
-    names = SERVER_PROCESSES.get(engine_name)
-    if names is None or url is None or psutil is None or engine_scope(url) != "host":
+def _cpu_by_thread(names: tuple[str, ...], tids: Collection[int]) -> dict[int, float]:
+    """CPU seconds of the threads ``tids`` of the processes named ``names`` (those found)."""
+    assert psutil is not None
+    wanted = set(tids)
+    out: dict[int, float] = {}
+    for proc in psutil.process_iter(["name"]):
+        if proc.info.get("name") not in names:
+            continue
+        try:
+            threads = proc.threads()
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+        for t in threads:
+            if t.id in wanted:
+                out[t.id] = float(t.user_time + t.system_time)
+    return out
+
+
+def instances(names: tuple[str, ...]) -> int:
+    """Server instances of ``names`` on this host: their processes whose parent is not one."""
+    if psutil is None:
+        return 0
+    procs = {
+        p.pid: p.info.get("ppid") for p in psutil.process_iter(["name", "ppid"])
+        if p.info.get("name") in names
+    }  # fmt: skip
+    return sum(1 for ppid in procs.values() if ppid not in procs)
+
+
+def attribution(
+    names: tuple[str, ...],
+    url: str | None,
+    pids: Collection[int] = (),
+    tids: Collection[int] = (),
+) -> str:
+    """What the server CPU figure counts, as a result states it: the processes ``pids`` or
+    the threads ``tids`` serving the run's connections where the engine tells them (threads
+    only when this host's server process shows every one of them)."""
+    if not names or url is None or psutil is None or engine_scope(url) != "host":
+        return NOT_SEEN
+    if pids:
+        return "the server processes serving the benchmark's own connections"
+    if tids and len(_cpu_by_thread(names, tids)) == len(set(tids)):
+        return THREADS
+    n = instances(names)
+    if n == 1:
+        return f"the only {'/'.join(names)} server instance on this host"
+    return f"{SHARED} ({n} {'/'.join(names)} server instances on this host)"
+
+
+def server_cpu_meter(
+    names: tuple[str, ...],
+    url: str | None,
+    pids: Collection[int] = (),
+    tids: Collection[int] = (),
+) -> Callable[[], Callable[[], float]] | None:
+    """``start()`` returns ``stop()``, which returns the CPU seconds of the server processes
+    serving the run (``pids``; else its threads ``tids``; else the one instance of
+    ``names``: an engine's ``facts.server_processes``) in between; None when they cannot be
+    seen or told apart (:func:`attribution` says which)."""
+    said = attribution(names, url, pids, tids)
+    if said == NOT_SEEN or said.startswith(SHARED):
         return None
+    threads = said == THREADS
+
+    def read() -> dict[int, float]:
+        return _cpu_by_thread(names, tids) if threads else _cpu_by_pid(names, pids)
 
     def start() -> Callable[[], float]:
-        before = _cpu_by_pid(names)
+        before = read()
 
         def stop() -> float:
-            after = _cpu_by_pid(names)
+            after = read()
             return sum(max(0.0, cpu - before.get(pid, 0.0)) for pid, cpu in after.items())
 
         return stop

@@ -20,8 +20,9 @@ from typing import Any
 import numpy as np
 
 from dbbench.dbgen.schema import TABLES
-from dbbench.drivers.engine import STATE_SCALE_FACTOR, Engine, Session
+from dbbench.drivers.engine import STATE_SCALE_FACTOR, STATE_WORKLOAD_KEYS_FROM, Engine, Session
 from dbbench.drivers.errors import DriversError
+from dbbench.drivers.workload_rows import workload_rows as workload_rows  # counted by the core
 from dbbench.queries import o2c as q
 from dbbench.queries.dialects import DIALECTS, get_dialect
 from dbbench.queries.errors import QueriesError
@@ -74,14 +75,11 @@ def _scalar(s: Session, sql: str) -> Any:
     return s.query(sql).rows[0][0]
 
 
-#: Engines whose tables take no multi-statement transaction with UPDATE and DELETE.
-NOT_TRANSACTIONAL = frozenset({"spark"})
-
-
 def require_capable(engine: Engine) -> None:
     """One line, before anything is written, for an engine the dialog steps cannot run on:
-    one without transactions, or one whose SQL dialect the steps do not know."""
-    if engine.name in NOT_TRANSACTIONAL or engine.dialect in NOT_TRANSACTIONAL:
+    one without transactions (``facts.transactional``), or one whose SQL dialect the steps
+    do not know."""
+    if not engine.facts.transactional:
         raise DriversError(
             f"o2c needs transactions with UPDATE and DELETE, which engine {engine.name!r} "
             "does not offer on its tables; use a transactional database"
@@ -96,10 +94,9 @@ def require_capable(engine: Engine) -> None:
 
 
 def begin_sql(engine: Engine) -> str:
-    """SQLite takes its write lock at the first write of a deferred transaction and fails a
-    reader that then wants to write ("database is locked"); ``BEGIN IMMEDIATE`` queues
-    for the lock at the start instead. Every other engine: plain ``BEGIN``."""
-    return "BEGIN IMMEDIATE" if engine.dialect == "sqlite" else "BEGIN"
+    """The statement that opens a dialog step's transaction: the engine's own
+    (``facts.begin``; SQLite queues for its write lock with ``BEGIN IMMEDIATE``)."""
+    return engine.facts.begin
 
 
 def transaction(s: Session, statements: list[str], begin: str = "BEGIN") -> None:
@@ -132,21 +129,6 @@ def read_prepared(engine: Engine) -> Prepared | None:
     if "prepared" not in state:
         return None
     return Prepared(**json.loads(state["prepared"]))
-
-
-def workload_rows(engine: Engine) -> dict[str, int]:
-    """Rows of ORDERS and LINEITEM that o2c itself added (order keys from its key base up,
-    above every TPC-H and refresh-function key), so that a TPC-H run's reuse check counts
-    only TPC-H's own rows; empty when the database is not prepared for o2c."""
-    prepared = read_prepared(engine)
-    if prepared is None:
-        return {}
-    b = prepared.key_base
-    with _session(engine) as s:
-        return {
-            "orders": int(_scalar(s, f"SELECT COUNT(*) FROM orders WHERE o_orderkey >= {b}")),
-            "lineitem": int(_scalar(s, f"SELECT COUNT(*) FROM lineitem WHERE l_orderkey >= {b}")),
-        }
 
 
 def require_prepared(engine: Engine) -> Prepared:
@@ -246,6 +228,14 @@ def _insert_values(s: Session, table: str, columns: str, rows: list[str]) -> Non
         s.execute(f"INSERT INTO {table} ({columns}) VALUES " + ", ".join(rows[i : i + INSERT_ROWS]))
 
 
+def _index(engine: Engine, s: Session, spec: str) -> None:
+    """A lookup index on one of o2c's own tables, where the engine has indexes
+    (``facts.secondary_indexes``). They only speed the steps' lookups up: without them
+    (Hyper) the same statements scan, with the same results."""
+    if engine.facts.secondary_indexes:
+        s.execute(f"CREATE INDEX {spec}")
+
+
 def prepare(engine: Engine, *, seed: int, users: int | None = None) -> Prepared:
     """Check the TPC-H database, allocate master data, snapshot what the workload may change."""
     if users is not None and users <= 0:
@@ -299,9 +289,9 @@ def prepare(engine: Engine, *, seed: int, users: int | None = None) -> Prepared:
             "up_user, up_slot, up_partkey",
             [f"({a.user}, {i}, {p})" for a in alloc for i, p in enumerate(a.parts)],
         )
-        s.execute(f"CREATE INDEX ix_o2c_user ON {q.USER_TABLE} (u_user)")
-        s.execute(f"CREATE INDEX ix_o2c_user_cust ON {q.USER_TABLE} (u_custkey)")
-        s.execute(f"CREATE INDEX ix_o2c_user_part ON {q.PART_TABLE} (up_partkey)")
+        _index(engine, s, f"ix_o2c_user ON {q.USER_TABLE} (u_user)")
+        _index(engine, s, f"ix_o2c_user_cust ON {q.USER_TABLE} (u_custkey)")
+        _index(engine, s, f"ix_o2c_user_part ON {q.PART_TABLE} (up_partkey)")
         touched = touched_hash(s)
         outside = _fingerprints(s, key_base, outside_only=True)
         s.execute(
@@ -312,27 +302,23 @@ def prepare(engine: Engine, *, seed: int, users: int | None = None) -> Prepared:
             f"CREATE TABLE {q.SNAP_PARTSUPP} AS SELECT * FROM partsupp "
             f"WHERE ps_partkey IN (SELECT up_partkey FROM {q.PART_TABLE})"
         )
-        s.execute(f"CREATE INDEX ix_o2c_snap_c ON {q.SNAP_CUSTOMER} (c_custkey)")
-        s.execute(f"CREATE INDEX ix_o2c_snap_ps ON {q.SNAP_PARTSUPP} (ps_partkey, ps_suppkey)")
+        _index(engine, s, f"ix_o2c_snap_c ON {q.SNAP_CUSTOMER} (c_custkey)")
+        _index(engine, s, f"ix_o2c_snap_ps ON {q.SNAP_PARTSUPP} (ps_partkey, ps_suppkey)")
         s.execute(
             f"CREATE TABLE {q.REPLENISH_TABLE} (r_orderkey BIGINT NOT NULL, "
             "r_linenumber INTEGER NOT NULL, r_partkey BIGINT NOT NULL, "
             "r_suppkey BIGINT NOT NULL, r_quantity INTEGER NOT NULL)"
         )
-        prepared = Prepared(
-            seed=seed,
-            users=wanted,
-            key_base=key_base,
-            scale_factor=sf,
-            fingerprint=full,
-            outside=outside,
-            touched=touched,
+        prepared = Prepared(  # the allocation (seed, users, keys, SF), then the fingerprints
+            seed, wanted, key_base, sf, fingerprint=full, outside=outside, touched=touched
         )
         s.execute(
             f"CREATE TABLE {q.STATE_TABLE} (state_key VARCHAR(64) NOT NULL, "
             "state_value TEXT NOT NULL)"
         )
         text = json.dumps(prepared.__dict__).replace("'", "''")
+        # the TPC-H core tells the workload's orders from TPC-H's by this key alone
+        engine.write_state({STATE_WORKLOAD_KEYS_FROM: str(key_base)})
         # written last: a prepare that died half way is not "prepared"
         s.execute(f"INSERT INTO {q.STATE_TABLE} VALUES ('prepared', '{text}')")
     return prepared
@@ -345,7 +331,7 @@ def _tpch_counts(engine: Engine, state: dict[str, str]) -> dict[str, int]:
         counts = {}
     if not counts or not counts.get("customer") or not counts.get("part") or not state:
         raise DriversError(
-            "no TPC-H data in this database: load it first (`dbbench run --load-only`)"
+            "no TPC-H data in this database: load it first (`dbbench load -e URL -s SF`)"
         )
     return counts
 
@@ -486,4 +472,5 @@ def cleanup(engine: Engine, *, force: bool = False) -> CleanupReport:
             )
         for table in q.OWN_TABLES:
             s.execute(f"DROP TABLE IF EXISTS {table}")
+    engine.write_state({STATE_WORKLOAD_KEYS_FROM: ""})
     return report

@@ -6,16 +6,23 @@ work process plus the database call, measured from the instant the think time ex
 (scheduled, not observed: a lagging event loop shows up as response time, never hides it).
 Each dialog step is one short transaction; nothing stays open while a user thinks.
 
-Phases: users log on evenly over the ramp-up; the steady-state window starts one think time
-after the last log-on (every user has worked) and alone is measured; then users stop and
-in-flight steps finish (ramp-down). Every step of every phase is recorded; the reports
-select the window.
+Phases: users log on over the ramp-up, by default one full loop (15 steps x (think +
+expected RT)), at evenly spaced instants handed out in a random order of the users: each
+user's entry point in the loop is uniform over the loop's steps (every user starts its own
+order with step 1, since steps 5-15 need the order steps 1-4 create, but at a uniformly
+random phase), so the users do not move through the loop in step. The steady-state window
+starts one think time after the last log-on (every user has worked), is a whole number of
+loops long (so it holds every step in its nominal share) and alone is measured; then users
+stop and in-flight steps finish (ramp-down). A run stopped early (Ctrl-C, kill) ends its
+window where it stopped: rates are over the time really measured. Every step of every phase
+is recorded; the reports select the window.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import random
 import time
@@ -23,12 +30,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from dbbench.drivers.engine import Engine, Session
 from dbbench.drivers.errors import ConnectionLostError, DriversError
-from dbbench.drivers.o2c.capacity import work_processes
-from dbbench.drivers.o2c.servercpu import server_cpu_meter
+from dbbench.drivers.o2c.capacity import room_for, work_processes
+from dbbench.drivers.o2c.servercpu import attribution, server_cpu_meter
 from dbbench.drivers.o2c.setup import (
     Prepared,
     UserData,
@@ -38,11 +45,17 @@ from dbbench.drivers.o2c.setup import (
     user_data,
 )
 from dbbench.queries import o2c as q
+from dbbench.reports import safeio
 from dbbench.reports.model import O2CProbe, O2CSteps
 
 INTERRUPTED = "interrupted"
 #: Seconds the ramp-down waits for in-flight steps before giving up on them.
 RAMPDOWN_LIMIT = 60.0
+#: The SAP SD benchmark's rule: at least 15 minutes of high load (the default window of a
+#: run and of a search's confirmation; shorter windows are labelled "not SD-like").
+SD_WINDOW = 900.0
+#: The response time assumed when sizing a loop before any was measured, seconds.
+EXPECTED_RT = 0.1
 
 
 @dataclass
@@ -50,11 +63,12 @@ class RunConfig:
     users: int
     think: float = 10.0
     think_dist: str = "fixed"  # fixed (SAP) or exp (negative exponential, same mean)
-    rampup: float | None = None  # default: one think time, at least 1 s
-    steady: float = 300.0
+    rampup: float | None = None  # default: one full loop (:meth:`loop_seconds`)
+    steady: float = SD_WINDOW  # at least this long, rounded up to whole loops
     work_processes: int | None = None  # default: drivers.o2c.capacity (server-aware)
     seed: int = 1
     progress_interval: float = 10.0
+    expected_rt: float = EXPECTED_RT  # sizes the loop before any response was measured
 
     def validate(self) -> None:
         if self.users <= 0:
@@ -69,14 +83,32 @@ class RunConfig:
             raise DriversError(f"work processes must be positive, not {self.work_processes}")
         if self.think_dist not in ("fixed", "exp"):
             raise DriversError(f"think-time distribution {self.think_dist!r}: fixed or exp")
+        if self.expected_rt < 0:
+            raise DriversError(f"expected response time must not be negative: {self.expected_rt}")
 
     def pool_size(self) -> int:
         if self.work_processes is not None:
             return min(self.work_processes, self.users)
         return min(self.users, max(4, 2 * (os.cpu_count() or 1)))
 
+    def loop_seconds(self) -> float:
+        """One order-to-cash loop: 15 steps x (think + expected response time)."""
+        return q.STEPS_PER_LOOP * (self.think + self.expected_rt)
+
     def rampup_seconds(self) -> float:
-        return self.rampup if self.rampup is not None else max(1.0, self.think)
+        """The log-on ramp-up: as asked, else one full loop (at least 1 s)."""
+        return self.rampup if self.rampup is not None else max(1.0, self.loop_seconds())
+
+    def window_seconds(self) -> float:
+        """The steady window: ``steady`` rounded up to a whole number of loops."""
+        return whole_loops(self.steady, self.loop_seconds())
+
+
+def whole_loops(seconds: float, loop: float) -> float:
+    """``seconds`` rounded up to a whole number (at least one) of ``loop``-second loops."""
+    if loop <= 0:
+        return seconds
+    return max(1, math.ceil(seconds / loop - 1e-9)) * loop
 
 
 @dataclass
@@ -144,7 +176,10 @@ class Simulator:
         self.config = config
         self.progress = progress
         self.journal = journal
-        self.server_meter = server_cpu_meter(engine.name, url)  # a local server's own CPU
+        self.url = url
+        # a local server's own CPU: set when the run's connections are open
+        self.server_meter: Callable[[], Callable[[], float]] | None = None
+        self.server_cpu_scope = attribution(engine.facts.server_processes, url)
         self.lags: list[float] = []  # per step: seconds from due to the user task running
         #: the step journal, line-buffered: each finished step is one write(2) as it is
         #: recorded, so SIGKILL loses no finished step (the page cache keeps what was
@@ -157,6 +192,17 @@ class Simulator:
         self.logged_on = 0
         self.fatal: str | None = None
         self.stop: asyncio.Event | None = None
+        self.stopped_early = False
+        #: hooks for a run beside another workload (``drivers.mixed``): called in the event
+        #: loop after each recorded step (step, user state, ok, end on ``loop.time()``)
+        self.on_step: Callable[[int, UserState, int, float], None] | None = None
+        self.t0: float | None = None  # the run's start on ``loop.time()`` (monotonic)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        #: the log-on slot of each user (0..users-1): evenly spaced instants over the
+        #: ramp-up in a seeded random order of the users, so entry phases are uniform
+        slots = list(range(config.users))
+        random.Random(config.seed).shuffle(slots)
+        self.slots = slots
 
     # -- the dialog steps (run in a work-process thread) --------------------------------------
     def _run_step(self, s: Session, u: UserState, step: int) -> None:
@@ -247,6 +293,11 @@ class Simulator:
         users = user_data(self.engine, self.prepared, cfg.users)
         w = self.pool
         node_sessions = [[n.session() for _ in range(w)] for n in self.nodes]
+        pids = _backend_ids(node_sessions[0], "backend_pid")  # the first node's: this host's server
+        tids = _backend_ids(node_sessions[0], "backend_thread")
+        names = self.engine.facts.server_processes
+        self.server_meter = server_cpu_meter(names, self.url, pids, tids)
+        self.server_cpu_scope = attribution(names, self.url, pids, tids)
         start_epoch = time.time()
         probe = O2CProbe(
             users=cfg.users,
@@ -278,7 +329,12 @@ class Simulator:
             probe.driver_lag_p50 = round(lags[len(lags) // 2], 6)
             probe.driver_lag_p99 = round(lags[min(len(lags) - 1, int(len(lags) * 0.99))], 6)
             probe.driver_lag_max = round(lags[-1], 6)
-        if self.fatal is not None or probe.end < probe.window_end or probe.window_end == 0:
+        if (
+            self.fatal is not None
+            or self.stopped_early
+            or probe.end < probe.window_end
+            or probe.window_end == 0
+        ):
             probe.status = "failed" if self.fatal is not None else "partial"
         else:
             probe.status = "complete"
@@ -293,7 +349,9 @@ class Simulator:
     ) -> None:
         cfg = self.config
         loop = asyncio.get_running_loop()
-        t0 = loop.time()
+        t0 = self.t0 = loop.time()
+        probe.start = time.time()  # the epoch of t0: the steps' times are relative to it
+        self._loop = loop
         pools: list[asyncio.Queue[Session]] = []
         for sessions in node_sessions:
             pool: asyncio.Queue[Session] = asyncio.Queue()
@@ -303,8 +361,11 @@ class Simulator:
         rampup = cfg.rampup_seconds()
         window_start = rampup + cfg.think
         probe.window_start = window_start
-        probe.window_end = window_start + cfg.steady
+        probe.window_end = window_start + cfg.window_seconds()
+        planned_end = probe.window_end
         stop = self.stop = asyncio.Event()
+        if self.fatal is not None:  # halted before the loop ran
+            stop.set()
         n = len(self.nodes)
         tasks = [
             asyncio.create_task(
@@ -317,7 +378,8 @@ class Simulator:
         ]  # fmt: skip
         reporter = asyncio.create_task(self._report(t0, probe, stop))
         if self.journal is not None:
-            self._journal_file = self.journal.open("a", encoding="utf-8", buffering=1)
+            # line-buffered: a driver killed outright leaves every step it finished
+            self._journal_file = safeio.open_append(self.journal, buffering=1)
         cpu0: tuple[float, tuple[int, int] | None] | None = None
         server: Callable[[], float] | None = None
         try:
@@ -326,6 +388,15 @@ class Simulator:
             server = self.server_meter() if self.server_meter is not None else None
             await self._sleep_until(t0 + probe.window_end, stop)
         finally:
+            stopped_at = loop.time() - t0
+            if stopped_at < planned_end - 1e-3:  # stopped early: the time really measured
+                probe.window_end = max(window_start, stopped_at)
+                self.errors.append(
+                    "stopped early: the window was measured for "
+                    f"{probe.window_end - window_start:.1f} s of the planned "
+                    f"{planned_end - window_start:.1f} s"
+                )
+                self.stopped_early = True
             if cpu0 is not None:
                 probe.driver_cpu_seconds = time.process_time() - cpu0[0]
                 probe.host_cpu_busy = _busy(cpu0[1], _host_jiffies())
@@ -405,7 +476,7 @@ class Simulator:
         loop = asyncio.get_running_loop()
         lo, hi = self.prepared.key_range(data.user)
         u = UserState(data, lo, hi, random.Random(cfg.seed * 1_000_003 + data.user))
-        due = t0 + cfg.rampup_seconds() * index / cfg.users  # log-on time
+        due = t0 + cfg.rampup_seconds() * self.slots[index] / cfg.users  # log-on time
         first = True
         while True:
             delay = due - loop.time()
@@ -445,6 +516,8 @@ class Simulator:
                 self._journal_file.write(
                     f"{step},{data.user},{rec.due[-1]},{rec.wait[-1]},{rec.db[-1]},{ok}\n"
                 )
+            if self.on_step is not None:
+                self.on_step(step, u, ok, end)
             if ok:
                 if step == 0:
                     u.needs_logon = False
@@ -456,11 +529,21 @@ class Simulator:
                 u.needs_logon, u.step = True, 1  # log on again, start a new order
             think = cfg.think
             if first and ok:
-                first = False
-                think = u.rng.uniform(0, cfg.think)  # de-synchronise the loops
+                first = False  # the log-on slots spread the users' phases over the loop
             elif cfg.think_dist == "exp" and cfg.think > 0:
                 think = u.rng.expovariate(1 / cfg.think)
             due = end + think
+
+    def halt(self, reason: str) -> None:
+        """Stop the run from another thread, as a lost server does (the run is ``failed``):
+        the workload running beside it (``drivers.mixed``) lost its server."""
+        if self.fatal is None:
+            self.fatal = reason
+            self.errors.append(reason)
+        loop, stop = self._loop, self.stop
+        if loop is not None and stop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nothing to stop
+                loop.call_soon_threadsafe(stop.set)
 
     def _error(self, step: int, exc: BaseException) -> None:
         self.error_count += 1
@@ -489,6 +572,32 @@ class Simulator:
         return fresh
 
 
+def server_cpu_scope(engine: Engine, url: str | None) -> str:
+    """What a run's server CPU figure on ``engine`` counts (:func:`servercpu.attribution`),
+    read through one session of its own."""
+    s = engine.session()
+    try:
+        pids, tids = _backend_ids([s], "backend_pid"), _backend_ids([s], "backend_thread")
+        return attribution(engine.facts.server_processes, url, pids, tids)
+    finally:
+        s.close()
+
+
+def _backend_ids(sessions: list[Session], hook_name: str) -> set[int]:
+    """What serves ``sessions`` on the server, where the engine can tell: the ids its
+    sessions' hook returns (``backend_pid()``: PostgreSQL's server processes;
+    ``backend_thread()``: MariaDB's OS threads); empty where a session has no hook or one
+    id is unknown (the figure then falls back to the engine's server processes)."""
+    found: set[int] = set()
+    for s in sessions:
+        hook: Any = getattr(s, hook_name, None)
+        got = hook() if callable(hook) else None
+        if got is None:
+            return set()
+        found.add(int(got))
+    return found
+
+
 def _host_jiffies(stat: Path = Path("/proc/stat")) -> tuple[int, int] | None:
     """(busy, total) CPU jiffies of the whole host, where Linux shows them."""
     try:
@@ -506,20 +615,6 @@ def _busy(a: tuple[int, int] | None, b: tuple[int, int] | None) -> float | None:
     return (b[0] - a[0]) / (b[1] - a[1])
 
 
-def run_probe(
-    engine: Engine,
-    prepared: Prepared,
-    config: RunConfig,
-    progress: Callable[[Progress], None] | None = None,
-    journal: Path | None = None,
-    url: str | None = None,
-    nodes: list[Engine] | None = None,
-) -> O2CProbe:
-    """One probe; with ``journal``, its steps are also appended to that file (the
-    result model's :data:`~dbbench.reports.model.O2C_JOURNAL_COLUMNS`) as they complete."""
-    return Simulator(engine, prepared, config, progress, journal, url, nodes).run()
-
-
 def planned_probe(config: RunConfig, journal: str) -> O2CProbe:
     """The probe as it is known before it runs, for the result file written first: if the
     driver dies, that file and the step journal it names keep what was measured."""
@@ -532,7 +627,7 @@ def planned_probe(config: RunConfig, journal: str) -> O2CProbe:
         rampup=rampup,
         start=time.time(),
         window_start=rampup + config.think,
-        window_end=rampup + config.think + config.steady,
+        window_end=rampup + config.think + config.window_seconds(),
         end=0.0,
         status="partial",
         errors=["the driver stopped before writing its result (killed?): steps from the journal"],
@@ -555,6 +650,7 @@ def search(
     journal: Path | None = None,
     url: str | None = None,
     nodes: list[Engine] | None = None,
+    pool_bound: Callable[[O2CProbe], tuple[float, bool]] | None = None,
 ) -> list[O2CProbe]:
     """The largest user count whose probe passes: doubling from ``config.users`` until a
     probe fails (or the prepared users are reached), then bisection between the last pass
@@ -562,23 +658,50 @@ def search(
     ``passes`` is the reports' verdict (drivers do not compute metrics). ``before_probe``
     sees each probe's configuration before it starts and ``journal`` receives its steps as
     they finish (the caller empties it between probes), so a killed driver loses nothing
-    the probes already measured."""
+    the probes already measured.
+
+    ``pool_bound`` (``--work-processes auto``): the reports' (average RT, mostly waiting for
+    a work process) of a probe. While a probe's RT is mostly pool wait, the same user count
+    is probed again with twice the work processes (at most the users and what the server
+    still accepts); the larger pool is kept while the RT improves. The last probe at a
+    count decides it (as the reports read a search). Later probes start from the pool kept."""
     top = min(max_users or prepared.users, prepared.users)
     if config.users > top:
         raise DriversError(f"the search starts at {config.users} users, above its limit {top}")
     probes: list[O2CProbe] = []
+    w: int | None = config.work_processes
 
-    def probe(n: int) -> bool:
-        cfg = RunConfig(**{**config.__dict__, "users": n})
+    def run_one(n: int, pool: int | None) -> tuple[O2CProbe, bool]:
+        cfg = RunConfig(**{**config.__dict__, "users": n, "work_processes": pool})
         if before_probe is not None:
             before_probe(cfg)
-        found = run_probe(engine, prepared, cfg, progress, journal, url, nodes)
+        found = Simulator(engine, prepared, cfg, progress, journal, url, nodes).run()
         ok = passes(found)
         probes.append(found)
         if on_probe is not None:
             on_probe(found, ok)
         if found.status == "failed" or any(e.startswith(INTERRUPTED) for e in found.errors):
             raise _Stopped()
+        return found, ok
+
+    def probe(n: int) -> bool:
+        nonlocal w
+        found, ok = run_one(n, w)
+        if pool_bound is None:
+            return ok
+        room = room_for(nodes or [engine])
+        rt, bound = pool_bound(found)
+        while bound:
+            wider = min(2 * found.work_processes, n, room if room is not None else n)
+            if wider <= found.work_processes:
+                break
+            again, again_ok = run_one(n, wider)
+            again_rt, again_bound = pool_bound(again)
+            if not again_rt < rt:  # no better: the smaller pool stays for later probes
+                w = found.work_processes
+                return again_ok  # the last probe at a count decides it
+            found, ok, rt, bound, w = again, again_ok, again_rt, again_bound, wider
+        w = found.work_processes
         return ok
 
     history: list[tuple[int, bool]] = []

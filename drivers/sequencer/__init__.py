@@ -5,10 +5,10 @@ run directory. Everything measured goes to the run's journal as it happens and t
 result file (:class:`reports.model.BenchmarkResult`) after each phase.
 """
 
+from dbbench.drivers.rundir import prepare_run_dir, remove_if_empty
 from dbbench.drivers.sequencer.benchmark import Benchmark
 from dbbench.drivers.sequencer.config import RunOptions
 from dbbench.drivers.sequencer.progress import REFRESH_SETS, ProgressSnapshot, RunProgress
-from dbbench.drivers.sequencer.rundir import prepare_run_dir, remove_if_empty
 from dbbench.reports.model import JOURNAL_FILE, RESULT_FILE
 
 __all__ = [

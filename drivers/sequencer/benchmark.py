@@ -18,19 +18,22 @@ from datetime import datetime
 from pathlib import Path
 
 from dbbench.drivers.engine import Engine
-from dbbench.drivers.errors import one_line
+from dbbench.drivers.errors import DriversError, one_line
 from dbbench.drivers.journal import Journal
-from dbbench.drivers.o2c.setup import workload_rows
 from dbbench.drivers.sequencer.config import RunOptions, check_options
 from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.load import load_or_reuse, reuse
+from dbbench.drivers.sequencer.passes import query_passes
 from dbbench.drivers.sequencer.phases import power_test, throughput_test
+from dbbench.drivers.sequencer.plans import capture_plans
 from dbbench.drivers.sequencer.progress import RunProgress
 from dbbench.drivers.sequencer.refresh import UpdateSets
 from dbbench.drivers.sequencer.views import drop_leftover_views_quietly, record_views
+from dbbench.drivers.signals import within
 from dbbench.drivers.sysinfo import engine_info, system_info
 from dbbench.drivers.telemetry import Sampler, engine_probe, engine_scope
 from dbbench.drivers.url import redact
+from dbbench.drivers.workload_rows import workload_rows
 from dbbench.queries.params import seed_from_time
 from dbbench.reports.model import (
     JOURNAL_FILE,
@@ -41,6 +44,9 @@ from dbbench.reports.model import (
     kit_version,
     not_evaluated,
 )
+
+#: Seconds the telemetry sampler gets to stop, and the storage size to be read, at the end.
+_STOP_SECONDS = 5.0
 
 #: Decides a result's compliance from its facts (``reports.compliance.judge``).
 Judge = Callable[[BenchmarkResult], Compliance]
@@ -81,6 +87,9 @@ class Benchmark:
             created=time.time(),
             config=_config(options, command),
         )
+        # the engine's preflight facts, for the report's configuration warnings
+        # (``reports.fairness.CONFIG_KEY``: reports import no engine)
+        self.result.config["preflight"] = engine.facts.preflight_facts()
         self.journal.event(
             "benchmark_start", command=command, engine=redact(url), sf=options.sf,
             streams=options.streams, runs=options.runs, view_token=self.ctx.token,
@@ -96,6 +105,8 @@ class Benchmark:
             self.sampler.start()
         try:
             steps(self)
+            self.query_passes()
+            self.capture_plans()
         except BaseException as exc:
             self._finish(stopped=_stop_reason(exc))
             raise
@@ -138,6 +149,28 @@ class Benchmark:
             self.checkpoint()
         self.seed_time = self.ctx.clock.now()
         self.journal.event("run_end", run=number, update_sets=run.update_sets)
+
+    def query_passes(self) -> None:
+        """A study's cold and hot passes (``--cold``, ``--repetitions``), after the runs."""
+        if self.options.repetitions < 1 or not self.result.runs:
+            return
+        self.ctx.progress.start_phase("cold/hot passes", [], 0, 0)
+        cold, reps = self.options.cold, self.options.repetitions
+        self.result.passes = query_passes(self.ctx, cold=cold, repetitions=reps)
+        self.checkpoint()
+
+    def capture_plans(self) -> None:
+        """Every query's plan as run, after the measured work (``--plans``). A capture that
+        cannot even start is a note, not a problem: plans are not measurements."""
+        runs = [run for run in self.result.runs if run.params]
+        if self.options.plans == "off" or not runs:
+            return
+        self.ctx.progress.start_phase("plans", [], 0, 0)
+        try:
+            self.result.plans = capture_plans(self.ctx, runs, self.out_dir, self.options.plans)
+        except (DriversError, OSError) as exc:
+            self.result.config["plans_error"] = one_line(exc)
+            self.journal.event("plans_failed", error=one_line(exc))
 
     def _o2c_workload(self) -> None:
         """An o2c workload's own orders are in the tables the queries read: a fact the
@@ -187,11 +220,12 @@ class Benchmark:
         self.result.status = "complete" if stopped is None else "partial" if measured else "failed"
         self.result.errors = list(self.ctx.problems)
         self.result.compliance = self._verdict()
-        if self.sampler is not None:
-            self.result.telemetry = self.sampler.stop()
+        if self.sampler is not None:  # its engine probe may wait on a server that is gone
+            sampler = self.sampler
+            self.result.telemetry = within(_STOP_SECONDS, sampler.stop) or sampler.snapshot()
         # a full disk: the result file below is still worth a try
         with contextlib.suppress(OSError):
-            self._refresh_storage()
+            within(_STOP_SECONDS, self._refresh_storage)  # a server that is gone: no size
             self.journal.event("benchmark_end", status=self.result.status)
             self.journal.sync()
         try:
@@ -222,6 +256,9 @@ def _config(options: RunOptions, command: str) -> dict[str, object]:
         "query_timeout": options.query_timeout,
         "executor": "threads",
         "telemetry_interval": options.telemetry_interval,
+        "plans": options.plans,
+        "repetitions": options.repetitions,
+        "cold": options.cold,
     }
 
 

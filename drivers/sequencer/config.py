@@ -13,6 +13,10 @@ from dbbench.dbgen.errors import DbgenError
 from dbbench.dbgen.scale import MAX_UPDATE_SET
 from dbbench.drivers.errors import DriversError
 from dbbench.queries.params import MAX_SEED, check_seed
+from dbbench.reports.model import PlanMode
+
+#: ``--plans`` choices
+PLAN_MODES: tuple[PlanMode, ...] = ("off", "explain", "analyze")
 
 #: A query timeout beyond this (a year, in seconds) is no timeout: threading refuses it.
 MAX_QUERY_TIMEOUT = 365 * 24 * 3600.0
@@ -29,6 +33,13 @@ class RunOptions:
     query_timeout: float | None = None  # seconds; None: no limit
     jobs: int | None = None  # load parallelism; None: the loader's choice
     telemetry_interval: float | None = 1.0  # seconds between resource samples; None: off
+    #: each query's plan after the measured work: EXPLAIN, an executed plan (an extra
+    #: untimed pass), or none (``sequencer.plans``)
+    plans: PlanMode = "explain"
+    #: a study's passes of the 22 queries after the performance runs (``sequencer.passes``):
+    #: ``repetitions`` hot ones, and as many cold ones before them with ``cold``
+    repetitions: int = 0
+    cold: bool = False
 
 
 def check_scale_factor(sf: float) -> None:
@@ -68,6 +79,14 @@ def check_options(options: RunOptions) -> None:
             )
         for seed in range(options.seed, last + 1):
             check_seed(seed)  # 0 mod 2**31-1: qgen would hang
+    if options.repetitions < 0 or (options.cold and options.repetitions < 1):
+        raise DriversError(
+            f"--repetitions must be at least {1 if options.cold else 0} "
+            f"{'with --cold ' if options.cold else ''}(the passes of the 22 queries), "
+            f"not {options.repetitions}"
+        )
+    if options.plans not in PLAN_MODES:
+        raise DriversError(f"--plans must be one of {', '.join(PLAN_MODES)}, not {options.plans}")
     if options.telemetry_interval is not None and not options.telemetry_interval > 0:
         raise DriversError(
             f"--telemetry-interval must be positive, not {options.telemetry_interval}"

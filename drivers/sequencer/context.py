@@ -11,14 +11,16 @@ import contextlib
 import secrets
 import threading
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from dbbench.drivers.engine import Engine, Session
 from dbbench.drivers.errors import ConnectionLostError, DriversError, one_line
 from dbbench.drivers.journal import Journal
+from dbbench.drivers.open_sessions import OpenSessions
 from dbbench.drivers.sequencer.clock import Clock
 from dbbench.drivers.sequencer.config import RunOptions
 from dbbench.drivers.sequencer.progress import RunProgress
-from dbbench.reports.model import Interval, RunResult
+from dbbench.reports.model import Interval, IntervalKind, Phase, RunResult
 
 
 @dataclass
@@ -30,7 +32,7 @@ class RunContext:
     progress: RunProgress = field(default_factory=RunProgress)
     stop: threading.Event = field(default_factory=threading.Event)
     problems: list[str] = field(default_factory=list)
-    _sessions: list[Session] = field(default_factory=list)
+    _sessions: OpenSessions[Session] = field(default_factory=OpenSessions)
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: A short id of this benchmark, so that Q15's view name is unique per stream and run.
     token: str = field(default_factory=lambda: secrets.token_hex(3))
@@ -53,6 +55,23 @@ class RunContext:
             run.intervals.append(interval)
         self.journal.event(f"{interval.kind}_end", run=run.number, **asdict(interval))
 
+    def interval(
+        self,
+        kind: IntervalKind,
+        where: tuple[Phase, int, int],
+        start: float,
+        end: float,
+        **facts: Any,
+    ) -> Interval:
+        """The interval of ``kind`` at ``where`` (phase, stream, position) timed from the
+        clock's ``start`` to ``end`` (monotonic readings), with its other ``facts``."""
+        phase, stream, position = where
+        return Interval(
+            kind=kind, phase=phase, stream=stream, position=position,
+            start=self.clock.wall(start), end=self.clock.wall(end), seconds=end - start,
+            **facts,
+        )  # fmt: skip
+
     def open_session(self) -> Session:
         try:
             session = self.engine.session()
@@ -60,22 +79,17 @@ class RunContext:
             raise
         except Exception as exc:
             raise ConnectionLostError(f"cannot open a session: {one_line(exc)}") from exc
-        with self.lock:
-            self._sessions.append(session)
-        return session
+        return self._sessions.add(session)
 
     def close_session(self, session: Session) -> None:
-        with self.lock:
-            if session in self._sessions:
-                self._sessions.remove(session)
+        self._sessions.discard(session)
         # closing a dead connection must not hide why it died
         with contextlib.suppress(Exception):
             session.close()
 
     def cancel_all(self) -> None:
         """Stop every running statement (Ctrl-C, or a stream that lost its connection)."""
-        with self.lock:
-            sessions = list(self._sessions)
+        sessions = self._sessions.snapshot()
         if not self.engine.capabilities.cancel:
             return
         for session in sessions:

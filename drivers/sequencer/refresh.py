@@ -177,7 +177,6 @@ def _timed_rf(
     where: tuple[Phase, int, int],
     data: UpdateSet,
 ) -> Interval:
-    phase, stream, position = where
     status: Status = "ok"
     rows: int | None = None
     error: str | None = None
@@ -191,18 +190,8 @@ def _timed_rf(
         status = "cancelled" if ctx.stop.is_set() else "error"
         error = one_line(exc)
     end = ctx.clock.mono()
-    return Interval(
-        kind=kind,
-        phase=phase,
-        stream=stream,
-        position=position,
-        start=ctx.clock.wall(start),
-        end=ctx.clock.wall(end),
-        seconds=end - start,
-        status=status,
-        rows=rows,
-        update_set=data.number,
-        error=error,
+    return ctx.interval(
+        kind, where, start, end, status=status, rows=rows, update_set=data.number, error=error
     )
 
 

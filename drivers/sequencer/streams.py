@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 
-from dbbench.drivers.engine import Session
+from dbbench.drivers.engine import QueryOutput, Session
 from dbbench.drivers.errors import ConnectionLostError, one_line
 from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.watchdog import Watchdog
@@ -19,13 +19,14 @@ from dbbench.queries.render import RenderedQuery, render
 from dbbench.reports.model import Interval, Phase, RunResult, Status
 
 
-def execute_rendered(session: Session, rendered: RenderedQuery) -> int:
-    """Run setup, query (every row fetched) and teardown; the teardown runs even on error
+def run_rendered(session: Session, rendered: RenderedQuery) -> QueryOutput:
+    """Run setup, query (every row fetched) and teardown: the kit's one statement runner
+    (streams time it; ``dbbench validate`` checks its rows). The teardown runs even on error
     so a failed Q15 does not leave its view behind for the next run."""
     try:
         for sql in rendered.setup:
             session.execute(sql)
-        return len(session.query(rendered.query).rows)
+        return session.query(rendered.query)
     finally:
         for sql in rendered.teardown:
             # the query's own error, if any, is the one to report
@@ -57,7 +58,7 @@ def timed_query(
     watchdog.arm()
     start = ctx.clock.mono()
     try:
-        rows = execute_rendered(session, rendered)
+        rows = len(run_rendered(session, rendered).rows)
     except Exception as exc:
         status, error = "error", one_line(exc)
     end = ctx.clock.mono()
@@ -68,19 +69,10 @@ def timed_query(
         )
     elif status == "error" and ctx.stop.is_set():
         status = "cancelled"
-    return Interval(
-        kind="query",
-        phase=phase,
-        stream=stream,
-        position=position,
-        start=ctx.clock.wall(start),
-        end=ctx.clock.wall(end),
-        seconds=end - start,
-        status=status,
-        query=query,
-        rows=rows,
-        error=error,
-    )
+    return ctx.interval(
+        "query", (phase, stream, position), start, end,
+        status=status, query=query, rows=rows, error=error,
+    )  # fmt: skip
 
 
 def run_query_stream(

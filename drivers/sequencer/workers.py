@@ -19,8 +19,12 @@ from collections.abc import Callable, Sequence
 
 from dbbench.drivers.errors import ConnectionLostError
 from dbbench.drivers.sequencer.context import RunContext
+from dbbench.drivers.signals import within
 
-_GRACE_SECONDS = 30.0  # how long stopped streams get to return after a cancel
+#: How long stopped streams get to return after a cancel, and the cancel itself: within the
+#: time ``drivers.signals`` allows an interrupted run (a frozen server answers neither).
+_GRACE_SECONDS = 10.0
+_CANCEL_SECONDS = 5.0
 
 
 def run_workers(ctx: RunContext, tasks: Sequence[tuple[str, Callable[[], None]]]) -> None:
@@ -58,7 +62,7 @@ def run_workers(ctx: RunContext, tasks: Sequence[tuple[str, Callable[[], None]]]
     except KeyboardInterrupt:
         ctx.stop.set()
         ctx.journal.event("interrupted")
-        ctx.cancel_all()
+        within(_CANCEL_SECONDS, ctx.cancel_all)
         deadline = time.monotonic() + _GRACE_SECONDS
         for finished in done:
             finished.wait(timeout=max(0.0, deadline - time.monotonic()))

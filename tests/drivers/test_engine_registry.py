@@ -59,12 +59,16 @@ def test_missing_driver_prints_the_install_command(monkeypatch: pytest.MonkeyPat
 def test_every_engine_module_declares_itself() -> None:
     """The declaration read from the source (without importing) is the module's ENGINE."""
     engines = builtin_engines()
-    assert list(engines) == ["duckdb", "mysql", "postgresql", "spark", "sqlite", "sqlalchemy"]
+    assert list(engines) == [
+        *("duckdb", "chdb", "datafusion", "hyper", "mysql", "polars", "postgresql", "sail"),
+        *("spark", "sqlite", "sqlalchemy"),
+    ]
     for name, spec in engines.items():
         module = importlib.import_module(spec.module)
         assert replace(module.ENGINE, module=spec.module) == spec, name
         assert callable(module.connect)
     assert declared_spec("dbbench.drivers.engines.common") is None  # shared code, no engine
+    assert declared_spec("dbbench.drivers.engines.inprocess") is None
 
 
 def test_an_engine_declaration_must_be_literal(

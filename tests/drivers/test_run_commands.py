@@ -4,6 +4,7 @@ progress display, on embedded DuckDB."""
 from __future__ import annotations
 
 import io
+import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -73,6 +74,7 @@ def test_cost_sheet_is_checked_before_anything_runs(
         "load",
         "run 1 power",
         "run 1 throughput",
+        "plans",  # each query's plan, after the measured work
         "refresh-set generation",
         "reports",
         "other",
@@ -135,7 +137,8 @@ def test_phase_breakdown_sums_refresh_sets_and_shows_the_rest() -> None:
     assert all(seconds >= 0.02 for _, seconds in durations)
     assert total >= sum(seconds for _, seconds in durations)
     line = run_progress.phase_breakdown(progress)
-    assert line.startswith("phases: load 0.0 s, run 1 power 0.0 s, refresh-set generation 0.0 s")
+    # the order and the summed entry; the figures depend on how busy the machine is
+    assert re.match(r"phases: load [\d.]+ s, run 1 power [\d.]+ s, refresh-set generation ", line)
     assert ", other " in line and "; total " in line and line.endswith(" s")
     assert progress.snapshot().phase == "done"
 

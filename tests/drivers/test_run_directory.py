@@ -13,7 +13,7 @@ import pytest
 
 from dbbench.cli import main
 from dbbench.drivers.errors import DriversError
-from dbbench.drivers.sequencer.rundir import MARKER_FILE, prepare_run_dir
+from dbbench.drivers.rundir import MARKER_FILE, prepare_run_dir
 from dbbench.errors import ExitCode
 
 SF = "0.01"

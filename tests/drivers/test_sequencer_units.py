@@ -13,6 +13,7 @@ import pytest
 from dbbench.drivers.errors import DriversError, QueryCancelledError
 from dbbench.drivers.journal import Journal, read_journal
 from dbbench.drivers.registry import open_engine
+from dbbench.drivers.rundir import MARKER_FILE
 from dbbench.drivers.sequencer import (
     RunOptions,
     RunProgress,
@@ -20,7 +21,6 @@ from dbbench.drivers.sequencer import (
 )
 from dbbench.drivers.sequencer.clock import Clock
 from dbbench.drivers.sequencer.config import check_options
-from dbbench.drivers.sequencer.rundir import MARKER_FILE
 from dbbench.drivers.sequencer.watchdog import Watchdog
 from dbbench.drivers.sysinfo import _cpu, _memory_bytes, engine_info, storage_devices, system_info
 from dbbench.reports.model import default_streams

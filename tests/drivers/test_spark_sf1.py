@@ -12,10 +12,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from dbbench.commands.validate import run_defaults
 from dbbench.drivers.engine import QueryOutput
 from dbbench.drivers.loader import load_database
 from dbbench.drivers.registry import open_engine
+from dbbench.drivers.sequencer.defaults import run_defaults
 from dbbench.queries.validate import compare_answer
 
 pytestmark = [

@@ -22,6 +22,7 @@ from dbbench.drivers.errors import ConnectionLostError, DriversError, QueryCance
 from dbbench.drivers.loader import check_loaded
 
 
+@pytest.mark.notyet(["sail"], reason="no statistics step: 'CommandNode::AnalyzeTable' (Sail)")
 def test_load_counts_and_state(loaded: Loaded) -> None:
     engine = loaded.engine
     expected = {t: api.row_count(t, SF) for t in TABLES}
@@ -61,6 +62,10 @@ def test_query_output(loaded: Loaded) -> None:
 
 
 @pytest.mark.notyet(["spark"], reason="plain Parquet tables declare no keys")
+@pytest.mark.notyet(["datafusion"], reason="DataFusion's memory tables enforce no keys")
+@pytest.mark.notyet(["chdb"], reason="a ClickHouse primary key orders rows; it is not unique")
+@pytest.mark.notyet(["hyper"], reason="Hyper has no keys: index support is disabled")
+@pytest.mark.notyet(["sail"], reason="Delta Lake tables declare no keys")
 def test_keys_are_declared(loaded: Loaded) -> None:
     session = loaded.engine.session()
     try:
@@ -75,6 +80,11 @@ def test_keys_are_declared(loaded: Loaded) -> None:
 @pytest.mark.notyet(["duckdb"], reason="DuckDB cannot add foreign keys to a loaded table")
 @pytest.mark.notimpl(["sqlite"], reason="SQLite checks foreign keys only after a PRAGMA")
 @pytest.mark.notyet(["spark"], reason="plain Parquet tables declare no keys")
+@pytest.mark.notyet(["datafusion"], reason="DataFusion's memory tables enforce no keys")
+@pytest.mark.notyet(["polars"], reason="Polars SQL has no INSERT or DELETE (frames, no keys)")
+@pytest.mark.notyet(["chdb"], reason="ClickHouse has no foreign keys")
+@pytest.mark.notyet(["hyper"], reason="Hyper has no keys: index support is disabled")
+@pytest.mark.notyet(["sail"], reason="Delta Lake tables declare no keys")
 def test_foreign_keys_are_enforced(loaded: Loaded) -> None:
     session = loaded.engine.session()
     try:
@@ -153,6 +163,8 @@ def test_state_round_trip(loaded: Loaded) -> None:
 
 
 @pytest.mark.notimpl(["sqlalchemy"], reason="no portable way to cancel; declared, not guessed")
+@pytest.mark.notyet(["datafusion"], reason="its Python bindings cannot stop a running query")
+@pytest.mark.notyet(["polars"], reason="cancel() returns, but a running join goes on")
 def test_cancel_stops_a_running_statement(loaded: Loaded) -> None:
     assert loaded.engine.capabilities.cancel
     session = loaded.engine.session()

@@ -2,8 +2,11 @@
 
 SQLite through the standard library's sqlite3 alone, foreign keys checked on the query and
 refresh connections. It declares its registry entry (``ENGINE``), its DDL rules, the query
-dialect it speaks (``dialect``), its typed URL options and ``connect``; the test registers
-it through the ``dbbench.engines`` entry-point group, as a third-party package would.
+dialect it speaks (``dialect``), its facts (``facts``: what the telemetry sampler reads from
+it, its preflight rule, how a write transaction begins, its bytes per SF), its typed URL
+options and ``connect``; the test registers it through the ``dbbench.engines`` entry-point
+group, as a third-party package would. That is all the TPC-H suite, the o2c workload,
+telemetry and ``dbbench preflight`` need (``test_engine_added_in_one_module.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from dbbench.drivers import ddl
-from dbbench.drivers.engine import Capabilities, EngineSpec
+from dbbench.drivers.engine import Capabilities, Counters, EngineFacts, EngineSpec, SettingRule
 from dbbench.drivers.engines.common import ErrorPolicy, SqlEngine, SqlSession
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.options import EngineOptions
@@ -46,6 +49,18 @@ class ToyEngine(SqlEngine):
     name: ClassVar[str] = "toy"
     dialect: ClassVar[str] = "sqlite"
     capabilities: ClassVar[Capabilities] = Capabilities(cancel=True, storage_size=True)
+    facts: ClassVar[EngineFacts] = EngineFacts(
+        bytes_per_sf=1.0e9,
+        display_name="Toy",
+        begin="BEGIN IMMEDIATE",  # queue for the write lock at once (o2c's dialog steps)
+        counters=Counters(  # sampled by the telemetry sampler, as levels
+            "SELECT page_count * page_size AS toy_file_bytes, freelist_count AS toy_free_pages "
+            "FROM pragma_page_count(), pragma_page_size(), pragma_freelist_count()"
+        ),
+        preflight=(
+            SettingRule("cache_bytes", "is smaller than {db}: the toy reads its pages from disk"),
+        ),
+    )
     ddl_rules: ddl.DdlRules = DDL
 
     def __init__(self, url: EngineURL) -> None:
@@ -94,7 +109,10 @@ class ToyEngine(SqlEngine):
         return f"toy 1.0 (SQLite {sqlite3.sqlite_version})"
 
     def settings(self) -> dict[str, str]:
-        return {"foreign_keys": "on" if self.foreign_keys else "off"}
+        pages = int(self._admin.query("PRAGMA cache_size").rows[0][0])  # < 0: KiB
+        page = int(self._admin.query("PRAGMA page_size").rows[0][0])
+        cache = -pages * 1024 if pages < 0 else pages * page
+        return {"foreign_keys": "on" if self.foreign_keys else "off", "cache_bytes": str(cache)}
 
     def storage_bytes(self) -> int | None:
         pages = self._admin.query("PRAGMA page_count").rows[0][0]

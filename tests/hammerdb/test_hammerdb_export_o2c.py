@@ -49,7 +49,7 @@ def _probe(users: int, rt: float, think: float = 1.0) -> O2CProbe:
 def _result(kind: str, probes: list[O2CProbe]) -> O2CResult:
     return O2CResult(
         kind=kind,  # type: ignore[arg-type]
-        engine=EngineInfo(name="duckdb", url="duckdb:///o2c.duckdb", version="1.1.3"),
+        engine=EngineInfo(name="duckdb", url="duckdb:///o2c.duckdb", version="DuckDB 1.1.3"),
         system=SystemInfo(hostname="bench-host", cpu_model="Test CPU", threads=2),
         kit_version="0.1",
         scale_factor=0.01,

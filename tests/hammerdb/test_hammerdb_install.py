@@ -44,8 +44,11 @@ def test_check_command_exit_codes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert main(["hammerdb", "check", "--hammerdb", str(tmp_path / "nope")]) == 1
-    out = capsys.readouterr().out
-    assert out.count("\n") == 1 and "not a directory" in out and "install HammerDB" in out
+    captured = capsys.readouterr()
+    err = captured.err
+    assert captured.out == "" and err.count("\n") == 1  # an error goes to stderr
+    assert "not a directory" in err and "install HammerDB" in err
+    assert "Tcl adapters on TCLLIBPATH" in err
     monkeypatch.delenv(ENV_VAR, raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
     code = main(["hammerdb", "run", "tprocc", "-e", "postgresql://postgres@127.0.0.1/x"])

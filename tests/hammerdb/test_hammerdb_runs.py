@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import secrets
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pymysql
 import pytest
 from hammerdb_helpers import drop_role
-from private_databases import fresh_mariadb, fresh_postgres
+from private_databases import fresh_postgres
 
 from dbbench.cli import main
+from dbbench.drivers.hammerdb import flow
 from dbbench.drivers.hammerdb.jobstore import read_job
 from dbbench.reports.hammerdb_export import validate_job_report
 from dbbench.reports.model import HammerDBResult
@@ -83,8 +88,10 @@ def _check_tprocc(result: HammerDBResult, out: Path, capsys: pytest.CaptureFixtu
     assert doc["result"]["nopm"] == result.nopm and doc["job"]["benchmark"] == "TPROC-C"
 
 
-def _interrupt(url: str, out: Path) -> None:
-    """Ctrl-C during a run: HammerDB is stopped, exit 130, a failed result is kept."""
+def _interrupt(url: str, out: Path, *, twice: bool = False) -> None:
+    """Ctrl-C during a run: HammerDB is stopped, exit 130, a failed result is kept. A second
+    Ctrl-C while HammerDB stops: dbbench exits at once, and HammerDB (in a session of its own,
+    which a terminal's Ctrl-C does not reach) is killed with it, never left running."""
     cmd = [sys.executable, "-m", "dbbench", "hammerdb", "run", "tprocc", "-e", url]
     proc = subprocess.Popen(
         [*cmd, "-o", str(out), "-u", "2", "--duration", "1"],
@@ -98,13 +105,26 @@ def _interrupt(url: str, out: Path) -> None:
         seen.append(line)
         if "Vuser 2:RUNNING" in line:
             proc.send_signal(signal.SIGINT)
+            if twice:
+                time.sleep(0.2)
+                proc.send_signal(signal.SIGINT)
             break
     rest = proc.communicate(timeout=60)[1]
     assert proc.returncode == 130, "".join(seen) + rest
-    result = HammerDBResult.read(out / "result.json")
-    assert result.status == "failed" and "interrupted" in result.errors[0]
-    assert (out / "hammerdb-run.log").is_file()
-    left = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True, check=False)
+    said = [line for line in rest.splitlines() if not line.startswith("hammerdb: ")]
+    if twice:
+        assert "interrupted again" in rest or (out / "result.json").is_file(), rest
+    else:
+        assert len(said) == 1 and "interrupted" in said[0], rest  # Ctrl-C: one line
+        result = HammerDBResult.read(out / "result.json")
+        assert result.status == "failed" and "interrupted" in result.errors[0]
+        assert (out / "hammerdb-run.log").is_file()
+    deadline = time.monotonic() + 10
+    while True:
+        left = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True)
+        if left.stdout == "" or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
     assert left.stdout == "", f"HammerDB still running: {left.stdout}"
 
 
@@ -118,6 +138,7 @@ def test_tprocc_postgresql(
             role = url.rsplit("/", 1)[1]  # HammerDB's build creates it to own the schema
             result = _tprocc(_with_password(url), tmp_path / "run", capsys)
             _interrupt(url, tmp_path / "interrupted")
+            _interrupt(url, tmp_path / "interrupted-twice", twice=True)
     finally:  # the database goes first (the role owns it), then the role
         if role:
             drop_role(pg_base_url, role)
@@ -129,10 +150,64 @@ def test_tprocc_postgresql(
 def test_tprocc_mariadb(
     hammerdb_dir: Path, mariadb_base_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with fresh_mariadb(mariadb_base_url, "dbbench_hdb") as url:  # root has no password here
-        result = _tprocc(url, tmp_path / "run", capsys)
+    """``mysql://`` to the MariaDB server (root, no password) for a database that does not
+    exist yet: HammerDB's MariaDB driver builds it, and the run takes its lock once it does."""
+    name = f"dbbench_hdb_{secrets.token_hex(4)}"
+    server = mariadb_base_url.replace("mysql+pymysql://", "mysql://").rsplit("/", 1)[0]
+    try:
+        result = _tprocc(f"{server}/{name}", tmp_path / "run", capsys)
+    finally:
+        with pymysql.connect(host="127.0.0.1", port=3306, user="root") as conn:
+            conn.cursor().execute(f"DROP DATABASE IF EXISTS {name}")
     assert result.engine.name == "mariadb" and result.database == "MariaDB"
     _check_tprocc(result, tmp_path / "run", capsys)
+
+
+@pytest.mark.postgresql
+def test_relative_out_short_password_nothing_in_tmp(
+    hammerdb_dir: Path,
+    pg_base_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A relative --out with the password ``1``: HammerDB's TMP is absolute (nothing lands in
+    the system's temporary folder), the run is complete, the job id and "Vuser 1" intact, and
+    the build's generated owner password is in no kept file."""
+    system_tmp = tmp_path / "system-tmp"
+    system_tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(system_tmp))  # where HammerDB falls back without TMP
+    monkeypatch.chdir(tmp_path)
+    owner_pw = f"OwnerPw{secrets.token_hex(6)}"
+    monkeypatch.setattr(flow, "new_owner_password", lambda: owner_pw)
+    role = ""
+    try:
+        with fresh_postgres(pg_base_url, "dbbench_hdb") as url:
+            role = url.rsplit("/", 1)[1]
+            scheme, rest = url.split("://", 1)
+            user, host = rest.split("@", 1)
+            short = f"{scheme}://{user}:1@{host}"
+            args = ["hammerdb", "run", "tprocc", "-e", short, "-o", "rel/run", "--build"]
+            code = main([*args, "-u", "1", "--duration", "0.1"])
+            captured = capsys.readouterr()
+            again = main([*args[:-1], "--force", "-u", "1", "--duration", "0.1"])
+            capsys.readouterr()
+    finally:
+        if role:
+            drop_role(pg_base_url, role)
+    assert code == 0, captured.err[-3000:]
+    assert again == 0  # --force reuses the marked directory; settings do not carry over
+    out = tmp_path / "rel" / "run"
+    result = HammerDBResult.read(out / "result.json")
+    assert result.status == "complete" and re.fullmatch(r"[0-9A-F]{24}", result.jobid)
+    assert list(system_tmp.iterdir()) == []
+    log = (out / "hammerdb-run.log").read_text()
+    assert "Vuser 1:RUNNING" in log and result.jobid in log
+    assert not (out / "hammerdb-build").exists()  # --force removed the first build's files
+    for file in out.rglob("*"):
+        if file.is_file():
+            assert owner_pw.encode() not in file.read_bytes(), file
+    assert not list(out.rglob("*.db"))  # HammerDB's settings files are gone
 
 
 @pytest.mark.postgresql

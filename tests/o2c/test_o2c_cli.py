@@ -16,7 +16,8 @@ from dbbench.errors import ExitCode
 from dbbench.reports.model import BenchmarkResult, O2CResult
 from dbbench.reports.o2c_metrics import summarize
 
-FAST = ["--think", "0.05", "--rampup", "0.3", "--progress", "0.5"]
+#: a short think time; the ramp-up stays its default, one loop (users spread over it)
+FAST = ["--think", "0.05", "--progress", "0.5"]
 
 
 @pytest.fixture(autouse=True)
@@ -41,8 +42,14 @@ def _one_line_error(capsys: pytest.CaptureFixture[str], needle: str) -> None:
     assert needle in err, err
 
 
-def test_bad_input(tmp_path: Path, duckdb_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_input(
+    tmp_path: Path, duckdb_url: str, capsys: pytest.CaptureFixture[str], tmp_cwd: object
+) -> None:
     empty = f"duckdb:///{tmp_path / 'empty.duckdb'}"
+    assert main(["o2c", "prepare", "-e", empty]) == ExitCode.USER_ERROR
+    _one_line_error(capsys, "no database file")
+    assert not (tmp_path / "empty.duckdb").exists()  # nothing creates an empty one
+    open_engine(empty).close()  # an empty database file
     assert main(["o2c", "prepare", "-e", empty]) == ExitCode.USER_ERROR
     _one_line_error(capsys, "no TPC-H data")
     assert main(["o2c", "run", "-e", duckdb_url, "-u", "0"]) == ExitCode.USER_ERROR
@@ -61,7 +68,7 @@ def test_bad_input(tmp_path: Path, duckdb_url: str, capsys: pytest.CaptureFixtur
     _one_line_error(capsys, "already prepared for o2c with seed 1")
     assert main(["o2c", "run", "-e", duckdb_url, "-u", "41", *FAST]) == 1
     _one_line_error(capsys, "prepared for 40")
-    assert not list(Path.cwd().glob("o2c-run-*")), "a refused run wrote a result"
+    assert not Path("runs").exists(), "a refused run wrote a result"
     assert main(["o2c", "cleanup", "-e", duckdb_url]) == 0
 
 
@@ -117,7 +124,10 @@ def test_run_report_search_check_cleanup(
         passing = sorted({p.users for p, ok in zip(probes, verdicts, strict=True) if ok})
         assert 1 <= len(confirmations) <= 2
         assert confirmations[0].users == passing[-1]
-        assert confirmations[0].window_end - confirmations[0].window_start == 2
+        # --confirm-steady 2, rounded up to whole loops of 15 x (0.05 s think + 0.1 s)
+        loop = 15 * (0.05 + 0.1)
+        window = confirmations[0].window_end - confirmations[0].window_start
+        assert window == pytest.approx(loop)
         if len(confirmations) == 2:
             assert not summarize(confirmations[0], 0.5).passed
             assert confirmations[1].users == passing[-2]
@@ -129,7 +139,7 @@ def test_run_report_search_check_cleanup(
             assert users[i] == min(40, users[i - 1] * 2)
     assert "Probes" in captured.out
     assert main(["report", str(found), "-f", "html"]) == 0
-    assert "Average dialog response time against users" in capsys.readouterr().out
+    assert "Dialog response time (avg; p90, p99 dashed) against users" in capsys.readouterr().out
 
     assert main(["compare", str(out), str(found), "-f", "md"]) == 0
     landscape = capsys.readouterr().out

@@ -167,7 +167,7 @@ def test_server_gone_stops_the_run_and_keeps_measurements(pg_base_url: str) -> N
     from private_databases import fresh_postgres
 
     from dbbench.drivers.loader import load_database
-    from dbbench.drivers.o2c.simulator import RunConfig, run_probe
+    from dbbench.drivers.o2c.simulator import RunConfig, Simulator
     from dbbench.reports.model import O2CProbe
     from dbbench.reports.o2c_metrics import summarize
 
@@ -177,7 +177,9 @@ def test_server_gone_stops_the_run_and_keeps_measurements(pg_base_url: str) -> N
         prepared = setup.prepare(engine, seed=2, users=30)
         found: list[O2CProbe] = []
         cfg = RunConfig(users=30, think=0.05, rampup=0.2, steady=60.0, progress_interval=600)
-        worker = threading.Thread(target=lambda: found.append(run_probe(engine, prepared, cfg)))
+        worker = threading.Thread(
+            target=lambda: found.append(Simulator(engine, prepared, cfg).run())
+        )
         started = time.monotonic()
         worker.start()
         time.sleep(2.0)
@@ -233,13 +235,15 @@ def test_sigkilled_search_keeps_its_finished_probes_and_the_running_ones_steps(
 ) -> None:
     """``o2c search`` rewrites its result before and after every probe: killed outright, it
     leaves every finished probe and the running probe's steps (from its step journal)."""
+    from dbbench.drivers.o2c.simulator import next_probe
     from dbbench.reports.model import O2CResult
+    from dbbench.reports.o2c_metrics import summarize
 
     url = _prepared_duckdb(tmp_path, seed=3, users=200)
     out = tmp_path / "search.json"
     cmd = [
         sys.executable, "-m", "dbbench", "o2c", "search", "-e", url, "-u", "5",
-        "--think", "0.05", "--rampup", "0.3", "--steady", "1.5", "--rt-limit", "30",
+        "--think", "0.05", "--steady", "1.5", "--rt-limit", "30",
         "--progress", "600", "-o", str(out),
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -267,7 +271,17 @@ def test_sigkilled_search_keeps_its_finished_probes_and_the_running_ones_steps(
     assert [p.users for p in finished[:2]] == [5, 10]  # doubling from 5
     assert all(sum(p.steps.ok) > 0 for p in finished)
     running = result.probes[-1]
-    assert running.status == "partial" and running.users == 2 * finished[-1].users
+    assert running.status == "partial"
+    # the next count follows the search's rule from the verdicts it had (a loaded machine
+    # can fail the 10-user probe, on the window's step mix say): next_probe's count, or the
+    # same count again with a wider pool of work processes
+    history: list[tuple[int, bool]] = []
+    for p in finished:  # the last probe at a count decides it
+        if history and history[-1][0] == p.users:
+            history.pop()
+        history.append((p.users, summarize(p, result.rt_limit).passed))
+    expected = {next_probe(history, 5, 200, 1000, 0.0), finished[-1].users}
+    assert running.users in expected, (running.users, history)
     assert len(running.steps.step) > 0  # its steps came back from the journal
 
 
@@ -279,7 +293,7 @@ def test_sigterm_stops_a_search_without_a_confirmation_run(tmp_path: Path) -> No
     out = tmp_path / "search.json"
     cmd = [
         sys.executable, "-m", "dbbench", "o2c", "search", "-e", url, "-u", "5",
-        "--think", "0.05", "--rampup", "0.3", "--steady", "1.5", "--rt-limit", "30",
+        "--think", "0.05", "--steady", "1.5", "--rt-limit", "30",
         "--confirm-steady", "60", "--progress", "600", "-o", str(out),
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

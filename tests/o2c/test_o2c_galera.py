@@ -1,7 +1,7 @@
 """SD-Parallel-style o2c on a 3-node MariaDB Galera cluster of the test's own: users
 round-robin over the nodes, per-node figures, the business invariants across the cluster;
-a node that is down is one line; a node killed mid-run stops the run, which keeps every
-measurement."""
+a mixed run's freshness across the nodes; a node that is down is one line; a node killed
+mid-run stops the run, which keeps every measurement."""
 
 from __future__ import annotations
 
@@ -78,6 +78,37 @@ def test_users_round_robin_over_three_nodes(
     assert main(["o2c", "cleanup", "-e", first]) == 0
 
 
+def test_mixed_freshness_across_nodes(
+    cluster: Cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """dbbench mixed on the cluster: the users round-robin over the three nodes, the query
+    streams and the freshness probe on node 2, so most invoices it waits for were
+    committed on another node: the freshness is the replication lag (p50/p99/max)."""
+    from dbbench.reports.mixed_metrics import freshness_summary
+    from dbbench.reports.mixed_model import MixedResult
+
+    first = cluster.nodes[0].url
+    assert main(["o2c", "prepare", "-e", first, "--users", "6"]) == 0
+    out = tmp_path / "mixed"
+    args = ["mixed", "run", *_nodes(cluster), "--analytics-node", "2", "-u", "6", "-S", "1",
+            "--think", "0", "--rampup", "0.1", "--steady", "1", "--progress", "60",
+            "--freshness", "0.05", "-o", str(out)]  # fmt: skip
+    assert main(args) in (0, ExitCode.INVALID_RUN)
+    assert "analytics node" in capsys.readouterr().out
+    result = MixedResult.read(out / "result.json")
+    assert result.config["analytics_node"] == 2
+    (mixed,) = [p for p in result.points if p.role == "mixed"]
+    assert mixed.status == "complete" and mixed.o2c is not None, mixed.errors
+    nodes = per_node(mixed.o2c)
+    assert [n.users for n in nodes] == [2, 2, 2] and all(n.steps > 0 for n in nodes)
+    assert mixed.freshness is not None and mixed.freshness.node == cluster.nodes[1].url
+    fresh = freshness_summary(mixed)
+    assert fresh is not None and fresh.reads > 0 and fresh.seen > 0 and fresh.errors == 0
+    assert 0 <= fresh.p50 <= fresh.p99 <= fresh.max < 60
+    assert main(["o2c", "check", "-e", cluster.nodes[2].url]) == 0
+    assert main(["o2c", "cleanup", "-e", first]) == 0
+
+
 def test_node_study_on_one_two_and_three_nodes(
     cluster: Cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -126,7 +157,17 @@ def test_a_node_killed_mid_run_stops_it_and_keeps_the_measurements(
     with _loaded_cluster() as c:
         assert main(["o2c", "prepare", "-e", c.nodes[0].url, "--users", "30"]) == 0
         out = tmp_path / "run.json"
-        killer = threading.Timer(4.0, c.nodes[2].kill)
+        journal = tmp_path / "run.json.steps.csv"
+
+        def kill_when_measuring() -> None:  # once steps are journaled (a busy host is slow)
+            deadline = time.monotonic() + 40
+            while time.monotonic() < deadline:
+                if journal.is_file() and journal.stat().st_size > 2000:
+                    break
+                time.sleep(0.1)
+            c.nodes[2].kill()
+
+        killer = threading.Thread(target=kill_when_measuring)
         killer.start()
         started = time.monotonic()
         args = ["o2c", "run", *_nodes(c), "-u", "30", "--steady", "60", *FAST, "-o", str(out)]

@@ -71,10 +71,11 @@ def test_percentile_nearest_rank() -> None:
 
 def _probe(rt: float, *, failed: int = 0, think: float = 1.0) -> O2CProbe:
     """A probe of 10 users in a perfect closed loop: each step takes ``rt``, users think
-    ``think``; the window is 100 s."""
+    ``think``; the window is 100 s. The users' phases are spread evenly over one loop (they
+    logged on before the probe's time 0, as a whole-loop ramp-up has them)."""
     steps = O2CSteps()
     for user in range(10):
-        t, k = 0.0, 0
+        t, k = -user * 15 * (rt + think) / 10, 0
         while t < 120:
             step = 0 if k == 0 else (k - 1) % 15 + 1
             steps.step.append(step)
@@ -165,20 +166,22 @@ def test_a_failed_confirmation_rules_its_count_out() -> None:
     assert best is not None and best.users == 5 and best.role == "probe"
 
 
-def test_a_window_shorter_than_one_loop_is_said() -> None:
-    """10 s think x 15 steps = 150 s per order: a 100-s window sees few invoices."""
+def test_a_window_under_15_minutes_is_labelled_short() -> None:
+    """SD's rule is at least 15 minutes of high load: a 100-s window is labelled "short
+    window, not SD-like"; a 900-s one is not."""
     from dataclasses import replace
 
-    short = replace(_probe(0.25), think=10.0)
-    s = summarize(short, 1.0)
-    assert any("shorter than one order-to-cash loop" in w for w in s.warnings)
-    assert not any("shorter than one" in w for w in summarize(_probe(0.25), 1.0).warnings)
+    s = summarize(_probe(0.25), 1.0)
+    assert not s.sd_like and any("short window, not SD-like" in w for w in s.warnings)
+    long = replace(_probe(0.25), window_end=910.0)
+    assert summarize(long, 1.0).sd_like
+    assert not any("short window" in w for w in summarize(long, 1.0).warnings)
 
 
 def test_what_ended_a_search_is_named() -> None:
     from dataclasses import replace
 
-    from dbbench.commands.o2c import limited_by
+    from dbbench.drivers.o2c.study import limited_by
 
     ok10 = summarize(_probe(0.25), 1.0)
     ok20 = replace(summarize(_probe(0.25), 1.0), users=20)

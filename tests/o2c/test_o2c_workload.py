@@ -7,7 +7,7 @@ import pytest
 from o2c_helpers import ENGINES, table_digest
 
 from dbbench.drivers.o2c import setup
-from dbbench.drivers.o2c.simulator import RunConfig, Simulator, run_probe
+from dbbench.drivers.o2c.simulator import RunConfig, Simulator
 from dbbench.drivers.registry import open_engine
 from dbbench.reports.o2c_metrics import summarize
 
@@ -26,7 +26,7 @@ def test_prepare_run_check_cleanup(tpch_url: str) -> None:
     try:
         prepared = setup.prepare(engine, seed=3, users=users)
         cfg = RunConfig(users=users, think=0.2, rampup=1.0, steady=6.0, work_processes=8)
-        probe = run_probe(engine, prepared, cfg)
+        probe = Simulator(engine, prepared, cfg).run()
         summary = summarize(probe, rt_limit=1.0)
         assert probe.status == "complete", probe.errors
         assert probe.logged_on == users
@@ -53,7 +53,7 @@ def test_check_finds_broken_invariants(tpch_url: str) -> None:
     try:
         prepared = setup.prepare(engine, seed=5, users=20)
         Simulator(engine, prepared, RunConfig(users=20)).run_loops(user=3, loops=2)
-        run_probe(engine, prepared, RunConfig(users=20, think=0.05, rampup=0.2, steady=1.0))
+        Simulator(engine, prepared, RunConfig(users=20, think=0.05, rampup=0.2, steady=1.0)).run()
         assert setup.check(engine) == []
         b = prepared.key_base
         s = engine.session()

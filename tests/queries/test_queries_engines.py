@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from dbbench.commands.validate import run_defaults
 from dbbench.drivers.engine import QueryOutput
 from dbbench.drivers.registry import open_engine
+from dbbench.drivers.sequencer.defaults import run_defaults
 from dbbench.queries.validate import compare_answer
 
 

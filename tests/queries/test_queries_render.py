@@ -21,7 +21,7 @@ def test_every_query_renders(query: int, dialect: str) -> None:
     text = "\n".join(rendered.statements())
     assert not re.search(r":\w", text), "a qgen tag was left in the text"
     assert "--" not in text and ";" not in text
-    assert rendered.query.lower().startswith("select")
+    assert rendered.query.lower().startswith(("select", "with "))  # Hyper's Q15: a CTE
     for value in PARAMS[query]:
         if not re.fullmatch(r"\d{4}-\d\d-\d\d", value):
             assert value in text
@@ -105,3 +105,19 @@ def test_render_errors(
 ) -> None:
     with pytest.raises(QueriesError, match=message):
         render(query, params, dialect=dialect, stream=stream)
+
+
+def test_q15_is_a_common_table_expression_where_views_are_disabled() -> None:
+    """Hyper has no views: Q15 is the spec's variant with a WITH clause, one statement."""
+    rendered = render(15, ["1996-01-01"], dialect="hyper", stream=3, view_suffix="_r1_ab")
+    assert rendered.setup == [] and rendered.teardown == []
+    assert rendered.query.startswith("with revenue3_r1_ab (supplier_no, total_revenue) as (")
+    assert rendered.query.count("revenue3_r1_ab") == 3
+    assert "view" not in rendered.query
+
+
+def test_clickhouse_reads_qgen_decimals_and_rounds_q6_bounds() -> None:
+    """ClickHouse's parser rejects ``.06``; its decimal literals are floats."""
+    rendered = render(6, ["1994-01-01", ".06", "24"], dialect="clickhouse", stream=0)
+    assert "between round(0.06 - 0.01, 2) and round(0.06 + 0.01, 2)" in rendered.query
+    assert " .06" not in rendered.query

@@ -7,12 +7,19 @@ from pathlib import Path
 import pytest
 from studies_helpers import dbbench
 
-from dbbench.reports.fairness import preflight, size_bytes
+from dbbench.drivers.engines.duckdb import DuckDBEngine
+from dbbench.drivers.engines.mysql import MySqlEngine
+from dbbench.drivers.engines.postgresql import PostgresEngine
+from dbbench.reports.fairness import PreflightFacts, preflight, size_bytes
 from dbbench.reports.formats import render
 from dbbench.reports.loading import load_result
 from dbbench.reports.model import EngineInfo
 
 GIB = 1 << 30
+#: Each engine's rules, from its own module (as ``dbbench preflight`` passes them).
+MYSQL = PreflightFacts.from_data(MySqlEngine.facts.preflight_facts())
+POSTGRES = PreflightFacts.from_data(PostgresEngine.facts.preflight_facts())
+DUCKDB = PreflightFacts.from_data(DuckDBEngine.facts.preflight_facts())
 
 
 def test_sizes_as_engines_write_them() -> None:
@@ -25,21 +32,22 @@ def test_sizes_as_engines_write_them() -> None:
 
 def test_default_buffer_sizes_warn_at_sf1_not_at_small_sf() -> None:
     maria = EngineInfo("mysql", "mysql://x", settings={"innodb_buffer_pool_size": "134217728"})
-    (line,) = preflight(maria, 1, 8 * GIB)
+    (line,) = preflight(maria, 1, 8 * GIB, MYSQL)
     assert line.startswith("mysql: innodb_buffer_pool_size 128 MiB is smaller than the 1.40 GiB")
-    assert preflight(maria, 0.01, 8 * GIB) == []
+    assert preflight(maria, 0.01, 8 * GIB, MYSQL) == []
+    assert preflight(maria, 1, 8 * GIB, PreflightFacts()) == []  # rules are the engine's
     pg = EngineInfo("postgresql", "pg", settings={"shared_buffers": "128MB", "work_mem": "4MB"})
-    lines = preflight(pg, 1, 8 * GIB)
+    lines = preflight(pg, 1, 8 * GIB, POSTGRES)
     assert [line.split(" ")[1] for line in lines] == ["shared_buffers", "work_mem"]
     # 128 MB is already a quarter of a 512 MiB machine: nothing more to ask of it
-    assert [line.split(" ")[1] for line in preflight(pg, 1, 512 << 20)] == ["work_mem"]
+    assert [line.split(" ")[1] for line in preflight(pg, 1, 512 << 20, POSTGRES)] == ["work_mem"]
     tuned = EngineInfo("postgresql", "pg", settings={"shared_buffers": "4GB", "work_mem": "256MB"})
-    assert preflight(tuned, 1, 16 * GIB) == []
+    assert preflight(tuned, 1, 16 * GIB, POSTGRES) == []
     duck = EngineInfo("duckdb", "duckdb", settings={"memory_limit": "100.0 MiB"})
-    assert preflight(duck, 1)[0].startswith("duckdb: memory_limit 100 MiB is smaller")
+    assert preflight(duck, 1, None, DUCKDB)[0].startswith("duckdb: memory_limit 100 MiB is smaller")
     # a measured size larger than the estimate is used (and said to be measured)
     big = EngineInfo("duckdb", "d", settings={"memory_limit": "1 GiB"}, storage_bytes=2 * GIB)
-    assert "(measured, SF 1)" in preflight(big, 1)[0]
+    assert "(measured, SF 1)" in preflight(big, 1, None, DUCKDB)[0]
 
 
 def test_preflight_command_reads_a_real_engines_settings(
@@ -48,13 +56,16 @@ def test_preflight_command_reads_a_real_engines_settings(
     url = f"duckdb:///{tmp_path / 'x.duckdb'}?memory_limit=100MB"
     assert dbbench("preflight", "-e", url, "-s", "1") == 0
     out = capsys.readouterr().out
-    assert out.startswith("warning: duckdb: memory_limit 95 MiB is smaller than the 307 MiB")
+    # DuckDB's bytes per SF, from its module: 0.28e9 (an SF 1 file measured 279.5 MB)
+    assert out.startswith("warning: duckdb: memory_limit 95 MiB is smaller than the 267 MiB")
     assert dbbench("preflight", "-e", url, "-s", "0.01") == 0
     assert "no configuration warning for SF 0.01" in capsys.readouterr().out
 
 
 def test_the_report_lists_the_warnings(duckdb_run: Path) -> None:
     result = load_result(duckdb_run)
+    # the run recorded its engine's preflight facts: the report applies them, importing none
+    assert result.config["preflight"] == DuckDBEngine.facts.preflight_facts()
     assert "Configuration warnings" not in render(result, "md")  # SF 0.01 fits in memory
     result.engine.settings["memory_limit"] = "100.0 MiB"  # as if the URL had set it
     result.scale_factor = 1.0

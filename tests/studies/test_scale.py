@@ -52,6 +52,33 @@ def test_scaling_study_with_one_two_and_four_streams(
     assert (out / "streams-2" / "result.json").stat().st_mtime_ns == before
 
 
+def test_scaling_study_tables_each_steps_cold_and_hot_passes_apart(tmp_path: Path) -> None:
+    """``--cold --repetitions 2``: per step, the cold passes (DuckDB's file reopened before
+    each) and the hot ones, each kind's median on its own, in the scaling page."""
+    out = tmp_path / "scale"
+    args = ("scale", "-s", "0.01", "-S", "1,2", "--telemetry-interval", "0", "-o", str(out))
+    assert dbbench(*args, "--cold", "--repetitions", "2") == 0
+    table = json.loads((out / "scaling.json").read_text())["passes"]
+    entries = {e["label"]: e for e in table["entries"]}
+    assert list(entries) == ["1 streams", "2 streams"]
+    for label, streams in (("1 streams", 1), ("2 streams", 2)):
+        assert entries[label]["cold"] == "cold" and entries[label]["cold_passes"] == 2
+        assert entries[label]["hot_passes"] == 2 and entries[label]["failed"] == 0
+        passes = load_result(out / f"streams-{streams}").passes
+        assert passes is not None
+        i = streams - 1
+        q9 = next(line for line in table["lines"] if line["column"] == "Q9")
+        for kind in ("cold", "hot"):
+            mine = sorted(p.seconds["Q9"] for p in passes.passes if p.kind == kind)
+            assert q9[kind][i] == pytest.approx(sum(mine) / 2)  # its own kind's median only
+    assert [line["column"] for line in table["lines"]] == [f"Q{q}" for q in range(1, 23)]
+    md = (out / "scaling.md").read_text()
+    assert "| Query | 1 streams cold ms | hot ms | 2 streams cold ms | hot ms |" in md
+    assert "- 2 streams: 2 cold and 2 hot passes; engine restarted or reopened" in md
+    html = (out / "scaling.html").read_text()
+    assert "<h2>Cold and hot passes</h2>" in html and html.count("<td>Q") == 22
+
+
 def test_stream_series() -> None:
     assert stream_series(None, 8) == [1, 2, 4, 8]
     assert stream_series(None, 6) == [1, 2, 4]

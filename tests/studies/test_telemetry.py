@@ -17,11 +17,16 @@ from dbbench.reports.telemetry import summarise, usage
 
 
 def test_sampler_sees_cpu_work_and_disk_writes(tmp_path: Path) -> None:
+    """What the sampler must see holds on a busy machine too (a CPU hog on every core,
+    steal time on a virtual machine): the CPU time this process spent is in the host's
+    figures, user + system never exceed a core's busy share, the bytes written are there."""
     with Sampler(0.1) as sampler:
+        cpu_before = time.process_time()
         deadline = time.monotonic() + 0.5
         n = 0
         while time.monotonic() < deadline:  # keep one core busy
             n += 1
+        own_cpu = time.process_time() - cpu_before
         with open(tmp_path / "blob", "wb") as f:  # and write through to the disk
             for _ in range(16):
                 f.write(os.urandom(1 << 20))
@@ -36,20 +41,24 @@ def test_sampler_sees_cpu_work_and_disk_writes(tmp_path: Path) -> None:
     assert len(tel.cpu_per_core[0]) == tel.cores
     assert tel.version == 2
     for i in range(len(tel.t)):  # per core: user + system is within the core's busy share
-        # (busy also counts steal time on a virtual machine)
+        # (busy also counts steal, irq and softirq time, which a busy VM has plenty of)
         for core in range(tel.cores or 0):
             u, sy, io = (
                 x[i][core] for x in (tel.cpu_core_user, tel.cpu_core_system, tel.cpu_core_iowait)
             )
             assert 0 <= io <= 100 and 0 <= u + sy <= 100.2
-            assert abs(u + sy - tel.cpu_per_core[i][core]) <= 0.2, (i, core)
-    # one core was kept busy in user mode: some sample shows a core mostly in user time
-    assert max(max(row) for row in tel.cpu_core_user) > 50
-    assert max(u + s for u, s in zip(tel.cpu_user, tel.cpu_system, strict=True)) > 30
+            assert u + sy <= tel.cpu_per_core[i][core] + 0.2, (i, core)
     assert all(0 <= v <= 100 for v in tel.cpu_user + tel.cpu_system + tel.cpu_iowait)
     # rates times the intervals they were measured over (longer than asked on a busy machine)
-    spans = [b - a for a, b in zip(tel.t, tel.t[1:], strict=False)]
-    written = sum(r * s for r, s in zip(tel.disk_write_bps[1:], spans, strict=True))
+    spans = [tel.t[0] - tel.t_start] + [b - a for a, b in zip(tel.t, tel.t[1:], strict=False)]
+    cores = tel.cores or 1
+    host_cpu = sum(
+        (u + s) / 100 * cores * span
+        for u, s, span in zip(tel.cpu_user, tel.cpu_system, spans, strict=True)
+    )
+    # the host's CPU seconds include this process's busy loop (whatever else ran beside it)
+    assert host_cpu >= 0.8 * own_cpu, (host_cpu, own_cpu)
+    written = sum(r * s for r, s in zip(tel.disk_write_bps[1:], spans[1:], strict=True))
     assert written >= 8 << 20, written  # at least half of the 16 MiB written
     assert min(tel.mem_used) > 0
     assert 0 < tel.overhead_seconds < 0.05 * (tel.t[-1] - tel.t[0] + 0.1)

@@ -1,4 +1,4 @@
-"""The run directory: where one benchmark's journal, result and reports go.
+"""The run directory: where one workload's journal, result and reports go.
 
 A run directory is never overwritten by accident. An existing, non-empty one is refused
 unless ``force`` is given, and even then only if dbbench made it: :func:`prepare_run_dir`
@@ -6,7 +6,8 @@ writes a marker file (:data:`MARKER_FILE`) into every run directory it prepares,
 ``--force`` replaces only a directory holding that marker, removing only the files dbbench
 writes there (a user's own files stay). A ``result.json`` alone proves nothing: a user's
 project folder may hold one. The current directory, any directory above it, and a symbolic
-link are never replaced.
+link are never replaced; a link in it named like one of dbbench's files is removed (the
+link, not its target), never written through.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dbbench.drivers.errors import DriversError
 from dbbench.reports.model import (
     DUCKDB_FILE,
     JOURNAL_FILE,
+    PLANS_FILE,
     REPORT_HTML_FILE,
     REPORT_MD_FILE,
     RESULT_FILE,
@@ -37,6 +39,7 @@ MARKER_TEXT = "dbbench run directory: --force may replace the files dbbench wrot
 OWN_FILES = (
     JOURNAL_FILE,
     RESULT_FILE,
+    PLANS_FILE,
     REPORT_MD_FILE,
     REPORT_HTML_FILE,
     SUMMARY_FILE,
@@ -145,8 +148,12 @@ def remove_own_files(path: Path, *, keep: tuple[str, ...] = ()) -> None:
         name = entry.name
         if name in keep or name == MARKER_FILE:
             continue
-        if entry.is_symlink() or not (entry.is_file() or entry.is_dir()):
-            continue  # never follow a link; sockets, fifos: not ours
+        if entry.is_symlink():
+            if name in OWN_FILES or name.startswith(OWN_PREFIXES):
+                entry.unlink()  # the link itself: a journal or report is never written through
+            continue  # never follow a link
+        if not (entry.is_file() or entry.is_dir()):
+            continue  # sockets, fifos: not ours
         if entry.is_file() and (name in OWN_FILES or name.startswith(OWN_PREFIXES)):
             entry.unlink()
         elif entry.is_dir() and name in OWN_DIRS:

@@ -1,0 +1,103 @@
+"""``dbbench site`` (a static results site of every result given) and ``dbbench verify``
+(do a result's stated figures follow from its measurements; does its hash match)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from dbbench.errors import ExitCode
+from dbbench.reports import escape
+
+
+def verify_command(
+    results: Annotated[
+        list[Path], typer.Argument(help="Result files or run directories to check.")
+    ],
+    manifest: Annotated[
+        Path | None,
+        typer.Option("--manifest", "-m", help="A site's manifest.json stating hashes and figures."),
+    ] = None,
+    expected: Annotated[
+        str | None, typer.Option("--sha256", help="The content hash the (one) result must have.")
+    ] = None,
+) -> None:
+    """Recompute every result's figures from its recorded measurements and check its content
+    hash; one line per problem, exit 1 when any result fails."""
+    from dbbench.reports.errors import ReportsError
+    from dbbench.reports.verify import read_manifest, verify
+
+    if expected is not None and len(results) != 1:
+        raise ReportsError("--sha256 names the hash of one result: give exactly one")
+    entries = read_manifest(manifest) if manifest is not None else None
+    failed = 0
+    for path in results:
+        verdict = verify(path, entries, expected)
+        if verdict.ok:
+            prov = verdict.provenance
+            kit = prov.kit_version if prov and prov.kit_version else "unknown"
+            digest = prov.hash if prov else ""
+            typer.echo(escape.terminal(f"{path}: ok sha256:{digest} kit {kit}"))
+        else:
+            failed += 1
+            for line in verdict.lines():
+                typer.echo(escape.terminal(line), err=True)
+    if failed:
+        raise typer.Exit(ExitCode.USER_ERROR)
+
+
+def site_command(
+    results: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Result files, run, suite or study directories, HammerDB results, published "
+            "records (directories are searched recursively)."
+        ),
+    ],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The site's directory.")],
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace the directory of a site dbbench made.")
+    ] = False,
+    full_reports: Annotated[
+        bool,
+        typer.Option("--full-reports/--no-full-reports", help="A full HTML report per result."),
+    ] = True,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Processes reading, verifying and writing the results (default: 2 on a "
+            "machine of 2 or more cores, 1 for fewer than 40 results).",
+        ),
+    ] = None,
+) -> None:
+    """Build a static, self-contained results site (works from file://, fetches nothing)."""
+    import time
+
+    from dbbench.reports.site.build import build_site
+
+    started = time.perf_counter()
+
+    def warn(line: str) -> None:
+        typer.echo(escape.terminal(f"dbbench: not included: {line}"), err=True)
+
+    outcome = build_site(
+        results, output, force=force, full_reports=full_reports, warn=warn, workers=workers
+    )
+    typer.echo(
+        escape.terminal(
+            f"wrote {output}/index.html: {outcome.included} result(s), "
+            f"{len(outcome.failed)} refused by verify, {len(outcome.refused)} not results "
+            f"({time.perf_counter() - started:.1f} s, {outcome.processes} process(es))"
+        ),
+        err=True,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``site`` and ``verify`` to the app."""
+    app.command("site")(site_command)
+    app.command("verify")(verify_command)

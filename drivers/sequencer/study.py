@@ -1,0 +1,134 @@
+"""One TPC-H benchmark inside a study (a suite's entry, a scaling study's step).
+
+:func:`run_step` runs it through the run lifecycle (:func:`drivers.lifecycle.open_run`),
+keeps its directory, and returns how it ended as an :class:`Outcome` instead of exiting, so
+the study goes on with the next one. A database another workload holds (``DatabaseBusy``)
+or a disk too small for the load (``NoSpace``) stops the whole study, and so do Ctrl-C and
+``kill`` (``KeyboardInterrupt``), after the partial result and its reports are written.
+:func:`finished_before` is the one resume rule of suites and scaling studies.
+
+Drivers neither draw nor render: the caller passes :class:`StudyHooks` (the CLI's progress
+display and preflight warnings, the reports writer, the result reader, its one-line errors).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from dbbench.drivers.engine import Engine
+from dbbench.drivers.errors import DriversError, one_line
+from dbbench.drivers.lifecycle import DatabaseBusy, RunScope, open_run
+from dbbench.drivers.sequencer.benchmark import Benchmark
+from dbbench.drivers.sequencer.config import RunOptions
+from dbbench.drivers.sequencer.workload import TpchWorkload
+from dbbench.drivers.space import NoSpace
+from dbbench.reports.model import RESULT_FILE, BenchmarkResult
+
+#: ok; invalid (the run has errors); failed (nothing usable)
+StepStatus = Literal["ok", "invalid", "failed"]
+
+
+@dataclass
+class Outcome:
+    """How one step of a study ended; ``message`` says why when it is not ``ok``."""
+
+    status: StepStatus
+    message: str = ""
+    result: BenchmarkResult | None = None
+
+
+@dataclass(frozen=True)
+class StudyHooks:
+    """What the caller supplies to a study's steps.
+
+    ``shown``: the workload's :class:`Benchmark` on the scope, shown while the body runs it
+    (the CLI: preflight warnings and progress); ``write_reports``: a step's reports beside
+    its result (called after every step, partial ones too; it must not raise for a result it
+    cannot report); ``read_result``: a finished step's result (:func:`finished_before`);
+    ``user_error``: the one line of an error that is the user's to fix (an unreachable
+    engine, a bad URL), ``None`` for any other (it propagates).
+    """
+
+    shown: Callable[[RunScope, TpchWorkload], AbstractContextManager[Benchmark]]
+    write_reports: Callable[[BenchmarkResult, Path], None]
+    read_result: Callable[[Path], BenchmarkResult]
+    user_error: Callable[[BaseException], str | None]
+
+
+def run_step(
+    url: str,
+    workload: TpchWorkload,
+    out_dir: Path,
+    hooks: StudyHooks,
+    *,
+    engine: Engine | None = None,
+    space_check: bool = False,
+) -> Outcome:
+    """Run ``workload`` into ``out_dir`` (replaced); a failure becomes the outcome, not an
+    exit. ``engine``: the study's own, already open and locked, for every step on one
+    database. ``space_check``: refuse a load that cannot fit its disk (the study stops)."""
+    with contextlib.ExitStack() as stack:
+        try:
+            scope = stack.enter_context(
+                open_run(
+                    [url],
+                    out_dir=out_dir,
+                    force=True,
+                    engines=None if engine is None else [engine],
+                    load_sf=workload.options.sf if space_check else None,
+                )
+            )
+        except (DatabaseBusy, NoSpace):
+            raise  # another workload on this database, a disk too small: the study stops
+        except Exception as exc:
+            line = hooks.user_error(exc)
+            if line is None:
+                raise
+            return Outcome("failed", line)
+        with hooks.shown(scope, workload) as bench:
+            try:
+                workload.run(scope)
+            except (DriversError, OSError) as exc:
+                hooks.write_reports(bench.result, out_dir)
+                return Outcome("failed", one_line(exc), bench.result)
+            except KeyboardInterrupt:
+                hooks.write_reports(bench.result, out_dir)
+                raise
+    result = bench.result
+    hooks.write_reports(result, out_dir)
+    if result.errors:
+        return Outcome("invalid", result.errors[0], result)
+    return Outcome("ok", "", result)
+
+
+def same_settings(result: BenchmarkResult, options: RunOptions) -> bool:
+    """Whether ``result`` is a complete, error-free run of ``options`` (scale factor,
+    streams, runs, seed, the cold and hot passes)."""
+    return (
+        result.status == "complete"
+        and not result.errors
+        and result.scale_factor == options.sf
+        and result.streams == options.streams
+        and result.config.get("runs") == options.runs
+        and result.config.get("seed") == options.seed
+        and result.config.get("repetitions", 0) == options.repetitions
+        and bool(result.config.get("cold", False)) == options.cold
+    )
+
+
+def finished_before(run_dir: Path, options: RunOptions, hooks: StudyHooks) -> bool:
+    """A re-run of a study keeps a step whose result in ``run_dir`` has the same settings
+    (:func:`same_settings`): the one resume rule of suites and scaling studies. A missing or
+    unreadable result is not finished."""
+    if not (run_dir / RESULT_FILE).is_file():
+        return False
+    try:
+        result = hooks.read_result(run_dir)
+    except Exception:
+        return False
+    return same_settings(result, options)

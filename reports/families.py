@@ -1,0 +1,250 @@
+"""The result families, registered once: schema name -> model, upgrade, renderers, compare.
+
+A *family* is one kind of result file (the TPC-H run's, o2c's, HammerDB's, or a third party's
+workload): its :class:`~reports.model.ResultEnvelope` model (which knows the current version
+and upgrades every earlier one), how a file (or a run directory) of it is read, its renderer
+per output format for ``dbbench report``, and its section of ``dbbench compare``.
+
+``dbbench report``, ``compare`` and ``gate`` and the suite/scaling pages read a file once with
+:func:`read_result` and dispatch on the family it names; every text output passes through
+:func:`escape.terminal` here (Markdown and HTML renderers escape each value themselves, with
+:mod:`reports.escape` or the templates' autoescape). The built-in families are listed in
+:func:`_builtin`; other distributions add theirs through the entry-point group
+``dbbench.families`` (an entry point names a :class:`Family` object).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from dbbench.reports import escape
+from dbbench.reports.errors import ReportsError
+from dbbench.reports.model import ResultEnvelope, read_json
+
+ENTRY_POINT_GROUP = "dbbench.families"
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """What a renderer may be given besides the result."""
+
+    cost_sheet: Any = None  # a parsed reports.costsheet.CostSheet (TPC-H)
+    color: bool = False  # text for a colour terminal
+    source: Path | None = None  # the result's run directory (files beside it: plans)
+
+
+@dataclass
+class CompareContext:
+    """Shared by the sections of one ``dbbench compare``: every input by family (a section
+    may set itself beside another family's results), the options, and warnings to print."""
+
+    by_family: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)
+    cost_sheets: list[Path] = field(default_factory=list)
+    sort: str = "qphh"
+    force: bool = False
+    warnings: list[str] = field(default_factory=list)
+    sources: dict[str, Path] = field(default_factory=dict)  # label -> its run directory
+
+
+#: (result, options) -> the report in one format
+Renderer = Callable[[Any, RenderOptions], str]
+#: (labelled results of the family, format, context) -> its part of a comparison: text or
+#: Markdown, or an HTML fragment (``<section>``) that :func:`compare` places in the page
+CompareSection = Callable[[list[tuple[str, Any]], str, CompareContext], str]
+#: (file or run directory, its parsed JSON or None for a directory) -> (result, note): the
+#: note says what was recovered (e.g. from a journal), None when nothing was
+Reader = Callable[[Path, Any], tuple[Any, str | None]]
+
+
+@dataclass(frozen=True)
+class Family:
+    """One result family."""
+
+    model: type[ResultEnvelope]
+    renderers: Mapping[str, Renderer]
+    compare_section: CompareSection | None = None
+    #: formats of its compare section (default: text, md, html)
+    compare_formats: tuple[str, ...] = ("text", "md", "html")
+    #: a full HTML page around the other families' sections (the TPC-H landscape is one);
+    #: None: a plain page is made
+    compare_page: Callable[[list[tuple[str, Any]], CompareContext, list[str]], str] | None = None
+    read: Reader | None = None  # None: the model's own reader of the parsed file
+    #: HammerDB's artifact of a result of this family (``dbbench hammerdb export``), if any
+    export: Callable[..., Any] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.model.SCHEMA_NAME
+
+    @property
+    def version(self) -> int:
+        return self.model.SCHEMA_VERSION
+
+    @property
+    def title(self) -> str:
+        return self.model.TITLE
+
+    def upgrade(self, data: dict[str, Any]) -> dict[str, Any]:
+        return self.model.upgrade_data(data)
+
+    def load(self, path: Path, data: Any) -> tuple[Any, str | None]:
+        if self.read is not None:
+            return self.read(path, data)
+        return self.model.from_parsed(data), None
+
+    def render(self, result: Any, fmt: str, options: RenderOptions | None = None) -> str:
+        if fmt not in self.renderers:
+            choices = ", ".join(self.renderers)
+            raise ReportsError(f"a {self.title} comes as {choices}, not {fmt!r}")
+        options = options or RenderOptions()
+        text = self.renderers[fmt](result, options)
+        if fmt == "text" and not options.color:
+            text = escape.terminal(text, keep_newlines=True)
+        return text
+
+
+def _builtin() -> list[Family]:
+    """The kit's own families (their modules are imported here, not at start-up)."""
+    from dbbench.reports import family_hammerdb, family_mixed, family_o2c, family_tpch
+
+    return [family_tpch.FAMILY, family_hammerdb.FAMILY, family_o2c.FAMILY, family_mixed.FAMILY]
+
+
+@functools.cache
+def families() -> dict[str, Family]:
+    """Every family by schema name: the built-in ones, then those of entry points (a third
+    party's may not take a built-in name)."""
+    found = {f.name: f for f in _builtin()}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            family = ep.load()
+        except Exception as exc:  # a broken plug-in: one line naming it, not a traceback
+            raise ReportsError(
+                f"result family {ep.name!r} ({ep.value}) fails to load: {exc}"
+            ) from None
+        if not isinstance(family, Family):
+            raise ReportsError(f"entry point {ep.name!r} ({ep.value}) is not a result Family")
+        if family.name not in found:
+            found[family.name] = family
+    return found
+
+
+def family_of(schema: Any) -> Family | None:
+    return families().get(schema) if isinstance(schema, str) else None
+
+
+def _result_file(path: Path) -> Path | None:
+    """The result file of a run directory: ``result.json``, else its one ``*.json`` of a
+    known family; None when it has none (a TPC-H journal may still rebuild one)."""
+    from dbbench.reports.model import RESULT_FILE
+
+    if (path / RESULT_FILE).is_file():
+        return path / RESULT_FILE
+    candidates = []
+    for candidate in sorted(path.glob("*.json")):
+        try:
+            head = read_json(candidate)
+        except (OSError, ValueError):
+            continue
+        if isinstance(head, dict) and family_of(head.get("schema")) is not None:
+            candidates.append(candidate)
+    if len(candidates) > 1:
+        raise ReportsError(f"{path}: {len(candidates)} dbbench result files in this directory")
+    return candidates[0] if candidates else None
+
+
+def read_result(path: Path) -> tuple[Family, Any, str | None]:
+    """The family and the result of a file or run directory, read once, and what was
+    recovered to complete it (None: nothing); :class:`ReportsError` (one line) otherwise."""
+    from dbbench.reports.model import SCHEMA_NAME
+
+    if not path.exists():
+        raise ReportsError(f"no such result file or run directory: {path}")
+    file = path if not path.is_dir() else _result_file(path)
+    if file is None:  # a run directory without a result file: the TPC-H journal, if any
+        tpch = families()[SCHEMA_NAME]
+        return tpch, *_loaded(tpch, path, None, path)
+    try:
+        data = read_json(file)
+    except ValueError as exc:
+        raise ReportsError(f"{file}: {exc}") from None
+    except OSError as exc:
+        raise ReportsError(f"cannot read {file}: {exc.strerror or exc}") from None
+    if not isinstance(data, dict):
+        raise ReportsError(f"{file}: not a dbbench result (a JSON {_kind(data)})")
+    family = family_of(data.get("schema"))
+    if family is None:
+        raise ReportsError(f"{file}: not a dbbench result (schema {_shown(data.get('schema'))})")
+    return family, *_loaded(family, path, data, file)
+
+
+def _loaded(family: Family, path: Path, data: Any, file: Path) -> tuple[Any, str | None]:
+    try:
+        return family.load(path, data)
+    except ReportsError:
+        raise
+    except RecursionError:
+        raise ReportsError(f"{file}: not a dbbench result (nested too deeply)") from None
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise ReportsError(f"{file}: {exc}") from None
+    except OSError as exc:
+        raise ReportsError(f"cannot read {file}: {exc.strerror or exc}") from None
+
+
+def _kind(value: Any) -> str:
+    return {list: "array", str: "string", bool: "boolean"}.get(type(value), "value")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return escape.terminal(text if len(text) <= 40 else text[:37] + "...")
+
+
+def report_formats() -> tuple[str, ...]:
+    """Every format some family renders (a file's own family may offer fewer)."""
+    seen: dict[str, None] = {}
+    for family in families().values():
+        seen.update(dict.fromkeys(family.renderers))
+    return tuple(seen)
+
+
+def compare(items: list[tuple[str, Family, Any]], fmt: str, context: CompareContext) -> str:
+    """The comparison of labelled results of any families: each family's section in the
+    order of :func:`families` (the TPC-H landscape first), one HTML page around them."""
+    context.by_family = {}
+    for label, family, result in items:
+        context.by_family.setdefault(family.name, []).append((label, result))
+    present = [f for f in families().values() if f.name in context.by_family]
+    for family in present:
+        if family.compare_section is None:
+            raise ReportsError(f"a {family.title} has no comparison")
+        if fmt not in family.compare_formats:
+            choices = ", ".join(family.compare_formats)
+            raise ReportsError(f"a comparison of a {family.title} comes as {choices}, not {fmt!r}")
+    sections = [
+        f.compare_section(context.by_family[f.name], fmt, context)  # type: ignore[misc]
+        for f in present
+    ]
+    if fmt == "html":
+        primary = present[0] if present else None
+        if primary is not None and primary.compare_page is not None:
+            page = primary.compare_page
+            return page(context.by_family[primary.name], context, sections[1:])
+        return _page(sections)
+    text = "\n\n".join(s.rstrip("\n") for s in sections if s) + "\n"
+    return escape.terminal(text, keep_newlines=True) if fmt == "text" else text
+
+
+def _page(sections: list[str]) -> str:
+    """A plain HTML page around compare sections (fragments, escaped by their families)."""
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        "<title>dbbench comparison</title><style>body{font-family:system-ui,sans-serif;"
+        "margin:2rem}table{border-collapse:collapse}td,th{border:1px solid #bbb;"
+        "padding:.2rem .5rem}</style></head><body>" + "".join(sections) + "</body></html>\n"
+    )

@@ -1,0 +1,172 @@
+"""The one way the kit writes an output file (standard library only, so the drivers use it too).
+
+A regular file or a new path is replaced atomically: a temp file in the same folder, fsync,
+rename (a reader never sees half a file; the mode is an ordinary ``open``'s, 0666 less the
+umask). A character device or a FIFO (``/dev/null``, ``/dev/stdout``, a pipe) is written as a
+stream and never replaced. A symbolic link (even to a regular file), a directory or any other
+non-regular file is refused with :class:`OutputError`, one line. ``-`` means standard output.
+
+Appending (journals) opens with ``O_NOFOLLOW``: a journal that is a symbolic link is refused,
+not written through.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import tempfile
+from pathlib import Path
+from typing import TextIO
+
+#: The path that means "standard output" on a command line (``-o -``).
+STDOUT = "-"
+
+
+class OutputError(OSError):
+    """An output path the kit refuses to write, or a write that failed (the message is one
+    line). An :class:`OSError`, so a full disk keeps its errno and file name for the callers
+    that explain it (``dbbench run``: the phase and the journal to rebuild from)."""
+
+    def __str__(self) -> str:
+        if self.errno is not None and self.filename is not None:
+            return f"cannot write {self.filename}: {self.strerror}"
+        return super().__str__()
+
+
+def _failed(path: Path, exc: OSError) -> OutputError:
+    """A failed write as an :class:`OutputError` with the OSError's errno."""
+    return OutputError(exc.errno, exc.strerror or str(exc), str(path))
+
+
+def default_file_mode() -> int:
+    """0666 less the process umask: the mode an ordinary ``open(path, "w")`` would give."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _refusal(path: Path, mode: int) -> str | None:
+    """Why ``path`` (with ``lstat`` mode ``mode``) may not be replaced; None: it may."""
+    if stat.S_ISLNK(mode):
+        return "it is a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "it is a directory"
+    if stat.S_ISSOCK(mode):
+        return "it is a socket"
+    if stat.S_ISBLK(mode):
+        return "it is a block device"
+    if not (stat.S_ISREG(mode) or stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+        return "it is not a regular file"
+    return None
+
+
+def _lstat_mode(path: Path) -> int | None:
+    try:
+        return path.lstat().st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _failed(path, exc) from None
+
+
+def check_target(path: Path) -> None:
+    """Raise :class:`OutputError` when ``path`` is something :func:`write_bytes` refuses."""
+    mode = _lstat_mode(path)
+    if mode is not None:
+        why = _refusal(path, mode)
+        if why is not None:
+            raise OutputError(f"refusing to replace {path}: {why}")
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path``: atomically for a regular file or a new path, as a stream
+    to a character device or a FIFO; refuse a symlink, a directory or another special file."""
+    mode = _lstat_mode(path)
+    if mode is not None:
+        why = _refusal(path, mode)
+        if why is not None:
+            raise OutputError(f"refusing to replace {path}: {why}")
+        if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+            _stream(path, data)
+            return
+    _atomic(path, data)
+
+
+def write_text(path: Path, text: str) -> None:
+    """:func:`write_bytes` of ``text`` as UTF-8."""
+    write_bytes(path, text.encode("utf-8"))
+
+
+def write_output(target: str | Path, text: str) -> None:
+    """A command's ``-o``: ``-`` is standard output, anything else :func:`write_text`."""
+    if str(target) == STDOUT:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    write_text(Path(target), text)
+
+
+def _stream(path: Path, data: bytes) -> None:
+    flags = os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise _failed(path, exc) from None
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+    except OSError as exc:
+        raise _failed(path, exc) from None
+    finally:
+        os.close(fd)
+
+
+def _atomic(path: Path, data: bytes) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as exc:
+        raise _failed(path, exc) from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, default_file_mode())  # mkstemp makes 0600; outputs are to share
+        check_target(path)  # it may have become a symlink meanwhile: still never replace one
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise _failed(path, exc) from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def open_append(path: Path, buffering: int = -1) -> TextIO:
+    """``path`` opened for appending text (created 0666 less umask when missing); a symbolic
+    link, a directory or another non-regular file is refused with :class:`OutputError`.
+    ``buffering`` as :func:`open`'s (1: each line reaches the file as it is written)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        mode = _lstat_mode(path)
+        if mode is not None and (why := _refusal(path, mode)) is not None:
+            raise OutputError(f"refusing to append to {path}: {why}") from None
+        raise _failed(path, exc) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OutputError(f"refusing to append to {path}: it is not a regular file")
+    return os.fdopen(fd, "a", encoding="utf-8", buffering=buffering)
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one existing file (an output that would overwrite an input)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
