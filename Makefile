@@ -35,8 +35,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The JUnit report keeps each test's seconds: `python tests/xdist_schedule.py
+# .pytest_cache/junit.xml` turns a run's into the schedule's durations.json.
 pytest: $(STAMP)
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --junitxml=.pytest_cache/junit.xml
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
