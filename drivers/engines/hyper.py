@@ -17,6 +17,10 @@ database file in a private temporary folder, removed at close.
 * **Streams** run concurrently, one connection each; the API waits on ``hyperd`` with
   Python's lock released, and ``hyperd`` runs the queries on its own threads.
 * **Cancel**: the API's ``Connection.cancel``, from any thread.
+* **Server CPU** (o2c): ``hyperd`` serves only this engine's connections, so each session
+  names it as the server process serving it (``backend_pid()``, the PID the API's C layer
+  reports for the process it started); by name it would not be found (its process calls
+  itself ``hyperdMain`` on Linux) nor told apart from another engine's ``hyperd``.
 """
 
 from __future__ import annotations
@@ -112,6 +116,11 @@ class HyperSession(SqlSession):
     def cancel(self) -> None:
         self.conn.cancel()
 
+    def backend_pid(self) -> int | None:
+        """The server process serving this connection: the engine's own ``hyperd``, which
+        serves no one else (o2c counts its CPU as the run's); None if the API hides it."""
+        return self.hyper_engine.server_pid
+
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.conn.close()
@@ -129,7 +138,7 @@ class HyperEngine(SqlEngine):
         transactional=True,
         secondary_indexes=False,  # "Index support is disabled": o2c prepares without them
         bytes_per_sf=BYTES_PER_SF,
-        server_processes=("hyperd",),
+        server_processes=("hyperd", "hyperdMain"),  # Linux shows the latter (its main thread)
         display_name="Tableau Hyper",
     )
     ddl_rules: ddl.DdlRules = DDL
@@ -166,6 +175,8 @@ class HyperEngine(SqlEngine):
         except BaseException:
             self._stop()
             raise
+        #: the ``hyperd`` this engine started; it serves only this engine's connections
+        self.server_pid = _server_pid(self._process)
         self._admin = HyperSession(self, conn)
 
     def admin(self) -> SqlSession:
@@ -280,6 +291,18 @@ _CONVERT: dict[str, Any] = {
     "DATE": lambda v: v.to_date(),
     "TIMESTAMP": lambda v: v.to_datetime(),
 }
+
+
+def _server_pid(process: Any) -> int | None:
+    """The PID of the ``hyperd`` that ``process`` (a ``HyperProcess``) started, from the API's
+    C layer (the Python class shows it only in its ``repr``); None where it cannot tell."""
+    try:
+        from tableauhyperapi.impl import hapi as capi  # the C API under the Python classes
+
+        pid = int(capi.hyper_instance_get_pid(process._cdata))
+    except Exception:  # an API without it: the figure falls back to the process names
+        return None
+    return pid if pid > 0 else None
 
 
 def _cancelled(exc: BaseException) -> bool:

@@ -5,9 +5,10 @@ the driver. To tell them apart, the CPU time of the server's processes is read t
 psutil at the start and the end of the window, counting only what serves the benchmark:
 
 - where the engine can tell which server process serves a connection (its sessions'
-  ``backend_pid()`` hook: PostgreSQL's ``pg_backend_pid()``), only those processes — the
-  backends of the run's own connections, not other tenants' nor the server's background
-  writers;
+  ``backend_pid()`` hook: PostgreSQL's ``pg_backend_pid()``; Hyper's ``hyperd``, the server
+  the engine started as a child of the driver, which serves only its connections), only
+  those processes — the backends of the run's own connections, not other tenants' nor the
+  server's background writers;
 - where it can tell which thread of the server's process serves a connection (the
   ``backend_thread()`` hook: MariaDB's ``PROCESSLIST.TID``, one thread per connection), only
   those threads of the ``facts.server_processes`` process — not the threads serving other
