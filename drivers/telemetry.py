@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dbbench.drivers.engine import Engine, Session
+from dbbench.drivers.errors import ConnectionLostError
 from dbbench.drivers.url import parse_url
 from dbbench.reports.model import Telemetry
 
@@ -44,6 +45,14 @@ class EngineProbe:
 
     Columns named in ``cumulative`` are ever-growing counters, stored as rates per second;
     the others are levels (bytes in use), stored as read.
+
+    The session follows the engine through a reopen (:meth:`Engine.reopen`, before a study's
+    cold pass), which ends it: DuckDB's file closed with its cursors, PostgreSQL's server
+    restarted. Once counters were read, a session that fails is dropped and the reading
+    tried again at once on a new session, which reaches the engine as it is now; while the
+    engine cannot be reached (its server restarting) :meth:`read` returns None and the next
+    sample tries again. A failure before any reading, or of the query on a new session
+    (other than a lost connection), is final: it is raised.
     """
 
     engine: Engine
@@ -51,11 +60,39 @@ class EngineProbe:
     cumulative: frozenset[str] = frozenset()
     _session: Session | None = None
     _last: dict[str, float] = field(default_factory=dict)
+    #: counters were read once: a failure after that is the engine going away (a reopen)
+    _read_once: bool = False
+    #: the last reading was on a new session after another one ended: the engine may have
+    #: been restarted, its cumulative counters too (that reading is their new base)
+    renewed: bool = False
 
-    def read(self) -> dict[str, float]:
-        if self._session is None:
+    def read(self) -> dict[str, float] | None:
+        self.renewed = False
+        if self._session is not None:
+            try:
+                return self._read(self._session)
+            except Exception:
+                if not self._read_once:
+                    raise
+                self.close()  # its server restarted, or the engine reopened and closed it
+        try:
             self._session = self.engine.session()
-        out = self._session.query(self.sql)
+        except Exception:
+            if not self._read_once:
+                raise
+            return None  # the engine cannot be reached now: tried again at the next sample
+        self.renewed = self._read_once
+        try:
+            return self._read(self._session)
+        except ConnectionLostError:
+            if not self._read_once:
+                raise
+            self.close()  # lost at once: the server going down
+            return None
+
+    def _read(self, session: Session) -> dict[str, float]:
+        out = session.query(self.sql)
+        self._read_once = True
         return {c: float(v or 0) for c, v in zip(out.columns, out.rows[0], strict=True)}
 
     def close(self) -> None:
@@ -140,6 +177,9 @@ class Sampler:
                 "the database runs on another host: the samples cover dbbench's client only"
             )
         self.probe = probe
+        self._note = self.data.note  # what any later note is added to
+        self._engine_columns: list[str] = []  # the engine's counters, from the first reading
+        self._engine_gaps = 0  # samples without the engine's counters (it was reopened)
         self._first: _Counters | None = None
         self._spent = 0.0
         self._lock = threading.Lock()
@@ -213,8 +253,11 @@ class Sampler:
                 self.probe.close()
 
     def _probe(self, before: dict[str, float] | None, seconds: float) -> dict[str, float] | None:
-        """Read the engine's counters and append them (rates for cumulative ones); on the
-        first failure probing stops for good, with the reason in ``note``."""
+        """Read the engine's counters and append them (rates for cumulative ones); on a
+        final failure probing stops for good, with the reason in ``note``. Every counter
+        keeps one value per sample: where the engine could not be read (reopened, its server
+        restarting) they hold 0, and so do the cumulative ones in the first reading after
+        (their new base: a restarted server may have reset them); ``note`` counts those."""
         probe = self.probe
         if probe is None:
             return None
@@ -225,17 +268,35 @@ class Sampler:
             self.probe = None
             with self._lock:
                 text = " ".join(str(exc).split())[:200]
-                self.data.note = f"engine counters stopped: {type(exc).__name__}: {text}"
+                self.data.note = self._noted(
+                    f"engine counters stopped: {type(exc).__name__}: {text}"
+                )
             return None
-        if before is None:
-            return now  # the first reading: the base of the first rates
+        if not self._engine_columns:
+            if now is not None:
+                self._engine_columns = list(now)  # the first reading: the first rates' base
+            return now
+        base = now is None or probe.renewed  # no rates in this sample: a new base
         with self._lock:
-            for name, value in now.items():
+            if now is None or (base and probe.cumulative):
+                self._engine_gaps += 1
+                n = self._engine_gaps
+                self.data.note = self._noted(
+                    f"engine counters 0 in {n} sample{'s' * (n != 1)} around a reopen of the "
+                    "engine (not readable, or the new base of their rates)"
+                )
+            for name in self._engine_columns:
+                value = 0.0 if now is None else now.get(name, 0.0)
                 if name in probe.cumulative:
-                    rate = max(value - before.get(name, value), 0.0) / seconds if seconds else 0.0
-                    value = round(rate, 1)
+                    if base or before is None or seconds <= 0:
+                        value = 0.0
+                    else:
+                        value = round(max(value - before.get(name, value), 0.0) / seconds, 1)
                 self.data.engine.setdefault(name, []).append(value)
         return now
+
+    def _noted(self, text: str) -> str:
+        return f"{self._note}; {text}" if self._note else text
 
     def _append(self, old: _Counters, new: _Counters) -> None:
         seconds = new.mono - old.mono
