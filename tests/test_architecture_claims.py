@@ -71,6 +71,7 @@ NOT_OUTPUTS: dict[tuple[str, str], str] = {
     ("drivers/engines/spark_launch.py", "open(driver_log()"): "the Spark driver JVM's own log",
     ("drivers/engines/spark_launch.py", "os.replace(temp"): "the Spark driver JVM's log config",
     ("drivers/engines/spark_files.py", "os.replace(file"): "Spark's table files in its warehouse",
+    ("drivers/engines/sail.py", "probe.write_text("): "a read-back probe in Sail's warehouse",
     ("drivers/hammerdb/install.py", "script.write_text("): "a probe script in a private tempdir",
     ("drivers/hammerdb/runner.py", "os.open(path"): "HammerDB's live log, O_NOFOLLOW",
     ("drivers/hammerdb/runner.py", "os.fdopen(fd"): "HammerDB's live log, O_NOFOLLOW",

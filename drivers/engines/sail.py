@@ -20,6 +20,12 @@ How it differs from Spark's ``sc://`` path, each because of what Sail 0.7 does:
   Python UDFs in its own interpreter, which must import dbbench), written as Delta tables
   (no row passes through this process). Sail has no ``ANALYZE TABLE``; the Delta log's
   per-file statistics are what its planner has.
+* **Reload**: a Delta overwrite only marks the old files removed, and Sail has no
+  ``VACUUM``; so a load into a warehouse that has tables deletes their folders first and
+  makes them again empty, where this machine sees the server's warehouse (a server in this
+  process, or one that reads a file written here into the warehouse folder). Elsewhere the
+  old versions' files stay on the server's disk; the storage size counts only the current
+  ones (or is not known).
 * **Refresh functions** are SQL DML on Delta: RF1 appends the new rows
   (``DataFrameWriterV2.append``), RF2 is ``MERGE INTO ... WHEN MATCHED THEN DELETE`` on the
   keys (Sail's ``DELETE`` takes no subquery). Each is one Delta commit per table; the two
@@ -222,6 +228,7 @@ class SailEngine(SparkEngine):
         self._files = None
         self._server: LocalServer | None = None
         self._own_warehouse: str | None = None
+        self._sees: bool | None = None  # whether this machine sees the server's warehouse
         self.warehouse = self._warehouse(url)
         self.database = "dbbench_" + hashlib.sha1(self.warehouse.encode()).hexdigest()[:12]
         quiet_client_logs()
@@ -258,10 +265,15 @@ class SailEngine(SparkEngine):
         spark.sql(f"CREATE DATABASE IF NOT EXISTS {self.database}")
         spark.catalog.setCurrentDatabase(self.database)
         for table in (*TABLES, STATE_TABLE):
-            spark.sql(
-                f"CREATE TABLE IF NOT EXISTS {table} ({_columns(table)}) "
-                f"USING delta LOCATION '{self.location(table)}'"
-            )
+            self._create_table(spark, table)
+
+    def _create_table(self, spark: Any, table: str) -> None:
+        """The table in the session's catalog; an empty Delta table of the declared schema
+        where its folder has none (a load's overwrite keeps that schema)."""
+        spark.sql(
+            f"CREATE TABLE IF NOT EXISTS {table} ({_columns(table)}) "
+            f"USING delta LOCATION '{self.location(table)}'"
+        )
 
     def _open_spark(self) -> Any:
         spark = connect_session(self.master, self.sail_options.reconnect_wait)
@@ -273,6 +285,47 @@ class SailEngine(SparkEngine):
         return self._readers.exclusive()
 
     # -- load -----------------------------------------------------------------------------
+    def create_schema(self) -> None:
+        """A reload starts from empty tables: a Delta overwrite would keep every earlier
+        version's files (Sail has no ``VACUUM``), so the table folders are deleted and made
+        again, where this machine sees the server's warehouse. Other sessions' catalog
+        entries name the same folders and read the new tables."""
+        folders = {t: local_path(self.location(t)) for t in (*TABLES, STATE_TABLE)}
+        if any(f is not None and f.exists() for f in folders.values()) and self._sees_warehouse():
+            with self.policy.guard("create schema"):
+                for table, folder in folders.items():
+                    self.spark.sql(f"DROP TABLE IF EXISTS {table}")
+                    if folder is not None:
+                        shutil.rmtree(folder, ignore_errors=True)
+                    self._create_table(self.spark, table)
+        super().create_schema()
+
+    def _sees_warehouse(self) -> bool:
+        """Whether this machine sees the warehouse folder the server writes: always for a
+        server in this process; else the server must read back a file written here into the
+        warehouse folder (a folder at the same path on this machine may be another one)."""
+        if self._sees is not None:
+            return self._sees
+        root = local_path(self.warehouse)
+        if root is None or self._server is not None:
+            self._sees = root is not None
+            return self._sees
+        if not root.is_dir():
+            return False  # nothing here (yet): asked again once the load has written
+        token = uuid.uuid4().hex
+        name = f"dbbench-probe-{token}.json"  # Sail skips names starting with _ or .
+        probe = root / name
+        failures: tuple[type[BaseException], ...] = (OSError, *_errors())
+        try:
+            probe.write_text(json.dumps({"token": token}) + "\n", encoding="utf-8")
+            rows = self.spark.read.json(f"{self.warehouse}/{name}").collect()
+            self._sees = [tuple(r) for r in rows] == [(token,)]
+        except failures:
+            self._sees = False
+        finally:
+            probe.unlink(missing_ok=True)
+        return self._sees
+
     def store_generated(self, table: str, frame: Any) -> None:
         frame.write.format("delta").mode("overwrite").save(self.location(table))
 
@@ -322,6 +375,8 @@ class SailEngine(SparkEngine):
         """The bytes of the tables' current files (older Delta versions' files not counted)
         as each table's latest Delta checksum file gives them, where this machine sees the
         warehouse; None otherwise."""
+        if not self._sees_warehouse():
+            return None
         total = 0
         for table in TABLES:
             folder = local_path(self.location(table))
