@@ -16,6 +16,8 @@ from dbbench.reports.model import (
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "reports" / "golden"
+#: one golden result file per family version (read by tests/reports and tests/site)
+FAMILY_GOLDEN = GOLDEN / "families"
 
 # Appendix A rows 0..2 [SPEC Appendix A]: the order the fixture's streams submit queries.
 ORDERS = {

@@ -1,5 +1,8 @@
 """Results for the site tests: one real ``dbbench run`` (DuckDB, SF 0.01), the kit's golden
-files of every family, and the hand-built fixtures of the reports tests."""
+files of every family and the hand-built fixtures of the reports tests (both from
+``tests/reports_fixtures.py``: test modules import nothing from a ``conftest``, a name every
+test folder's conftest.py has, so which one ``import conftest`` finds depends on the folders
+given to pytest and their order)."""
 
 from __future__ import annotations
 
@@ -13,8 +16,6 @@ TESTS = Path(__file__).resolve().parents[1]
 for folder in (TESTS, TESTS / "reports"):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
-
-GOLDEN = TESTS / "reports" / "golden" / "families"
 
 
 @pytest.fixture(scope="session")

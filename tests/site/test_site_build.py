@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import GOLDEN
+from reports_fixtures import FAMILY_GOLDEN as GOLDEN
 
 from dbbench.cli import main
 from dbbench.reports.errors import ReportsError

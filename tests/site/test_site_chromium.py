@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import GOLDEN
+from reports_fixtures import FAMILY_GOLDEN as GOLDEN
 from synthetic import variant
 
 from dbbench.reports.site.build import build_site

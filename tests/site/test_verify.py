@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import GOLDEN
+from reports_fixtures import FAMILY_GOLDEN as GOLDEN
 
 from dbbench.cli import main
 from dbbench.reports.model import BenchmarkResult
