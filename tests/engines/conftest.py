@@ -9,12 +9,9 @@ tests of this folder; tests that change data put it back.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import ExitStack
 
 import pytest
-from engine_conf import CONFS, SF, EngineTestConf, Loaded
-
-from dbbench.drivers.loader import load_database
+from engine_conf import CONFS, EnginePool, EngineTestConf, Loaded
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -42,25 +39,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             if conf.name in marker.args[0]:
                 reason = f"{marker.name} on {conf.name}: {marker.kwargs['reason']}"
                 item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
-
-
-class EnginePool:
-    """Engines loaded on first use and closed (their databases dropped) at the end."""
-
-    def __init__(self, request: pytest.FixtureRequest, tmp: pytest.TempPathFactory) -> None:
-        self.request = request
-        self.tmp = tmp
-        self.stack = ExitStack()
-        self.loaded: dict[str, Loaded] = {}
-
-    def get(self, conf: EngineTestConf) -> Loaded:
-        if conf.name not in self.loaded:
-            url = self.stack.enter_context(conf.database(self.request, self.tmp.mktemp(conf.name)))
-            engine = conf.open(url)
-            self.stack.callback(engine.close)
-            stats = load_database(engine, SF, jobs=2)
-            self.loaded[conf.name] = Loaded(conf, engine, url, stats)
-        return self.loaded[conf.name]
 
 
 @pytest.fixture(scope="session")

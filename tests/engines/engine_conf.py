@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -23,7 +23,7 @@ import pytest
 from private_databases import fresh_mariadb, fresh_postgres
 
 from dbbench.drivers.engine import Engine
-from dbbench.drivers.loader import LoadStats
+from dbbench.drivers.loader import LoadStats, load_database
 from dbbench.drivers.registry import open_engine
 
 #: The scale factor every engine of the matrix is loaded with, once per session.
@@ -117,3 +117,22 @@ def discover() -> dict[str, EngineTestConf]:
 
 
 CONFS = discover()
+
+
+class EnginePool:
+    """Engines loaded on first use and closed (their databases dropped) at the end."""
+
+    def __init__(self, request: pytest.FixtureRequest, tmp: pytest.TempPathFactory) -> None:
+        self.request = request
+        self.tmp = tmp
+        self.stack = ExitStack()
+        self.loaded: dict[str, Loaded] = {}
+
+    def get(self, conf: EngineTestConf) -> Loaded:
+        if conf.name not in self.loaded:
+            url = self.stack.enter_context(conf.database(self.request, self.tmp.mktemp(conf.name)))
+            engine = conf.open(url)
+            self.stack.callback(engine.close)
+            stats = load_database(engine, SF, jobs=2)
+            self.loaded[conf.name] = Loaded(conf, engine, url, stats)
+        return self.loaded[conf.name]

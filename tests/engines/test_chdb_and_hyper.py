@@ -20,8 +20,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import EnginePool
-from engine_conf import CONFS
+from engine_conf import CONFS, EnginePool
 
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.o2c import setup as o2c_setup
