@@ -448,15 +448,28 @@ class SearchSummary:
 
 
 def summarize_result(result: O2CResult) -> SearchSummary:
-    """Every probe's summary and the result: the largest user count whose last run passed
-    (runs come in the order made: a confirmation after its probe, a probe with more work
-    processes after the one it widened, so a failed confirmation rules its count out); that
-    last run's figures."""
+    """Every probe's summary and the result: the largest user count whose deciding run
+    passed; that run's figures. Runs come in the order made. At one count, a probe with
+    more work processes (``--work-processes auto`` widening the pool) decides it only when
+    its average RT is lower than the one it widened; one that is no better leaves the count
+    to the narrower pool and its verdict, as the search's own rule does
+    (``drivers.o2c.simulator.pool_step``). A confirmation, made after its probe, decides its
+    count; a failed one rules the count out."""
     limits = limits_of(result)
     probes = [summarize(p, limits) for p in result.probes]
-    last = {p.users: p for p in probes}  # the last run at each count decides it
+    decided: dict[int, ProbeSummary] = {}
+    settled: set[int] = set()  # counts where a widening was no better: the pool stays
+    for p in probes:
+        kept = decided.get(p.users)
+        if p.role == "confirmation" or kept is None:
+            decided[p.users] = p
+        elif p.users not in settled:
+            if p.avg_rt < kept.avg_rt:
+                decided[p.users] = p
+            else:
+                settled.add(p.users)
     failed = {p.users for p in probes if p.role == "confirmation" and not p.passed}
-    passing = [p for p in last.values() if p.passed and p.users not in failed]
+    passing = [p for p in decided.values() if p.passed and p.users not in failed]
     best = max(passing, key=lambda p: p.users) if passing else None
     return SearchSummary(probes, best)
 

@@ -6,7 +6,8 @@ comparable with SAP certifications. The commands parse and print: each workload 
 :func:`drivers.lifecycle.open_run` (the database's benchmark lock, signals) through
 :mod:`dbbench.drivers.o2c.study`; the verdicts, metrics and report come from
 :mod:`dbbench.reports.o2c_metrics` and ``o2c_render``. Exit codes: 0 valid, 3 invalid run
-(response time above the limit, a failed step, a lost server) or failed check, 1 a user error.
+(response time above the limit, a failed step, a lost server) or failed check, 1 a user error,
+130 an interrupted search, scaling or node study (Ctrl-C, kill: what was measured is kept).
 """
 
 from __future__ import annotations
@@ -181,7 +182,7 @@ DIALOG = OptionGroup(
         option("think_dist", str, "fixed", "--think-dist", help="fixed (SD-like) or exp."),
         option(
             "rampup", float | None, None, "--rampup",
-            help="Log-on ramp-up, seconds (default: one think time).",
+            help="Log-on ramp-up, seconds (default: one whole loop, 15 x (think + expected RT)).",
         ),
         option(
             "work_processes", str | None, None, "--work-processes", "-w",
@@ -381,9 +382,13 @@ def search_cmd(
     )
     cfg, shown = dialog.start(users, steady or SD_WINDOW)
     path = _out(out, "search")
-    with open_run(engines, must_exist=True) as scope:
-        judge = CliJudge(dialog.limits())
-        result = search_with_confirmation(scope, cfg, limits, judge, shown, path)
+    try:
+        with open_run(engines, must_exist=True) as scope:
+            judge = CliJudge(dialog.limits())
+            result = search_with_confirmation(scope, cfg, limits, judge, shown, path)
+    except KeyboardInterrupt:  # Ctrl-C or kill: the probes measured are in the file
+        typer.echo(f"dbbench: search interrupted; the probes it measured are in {path}", err=True)
+        raise typer.Exit(ExitCode.INTERRUPTED) from None
     _wrote(result, path)
     if summarize_result(result).best is None:
         raise typer.Exit(ExitCode.INVALID_RUN)
@@ -450,10 +455,14 @@ def scale_cmd(
     shown = display(dialog.rt_limit)
     configs = [dialog.config(n, steady, shown) for n in series]
     path = _out(out, "scale")
-    with open_run([engine], must_exist=True) as scope:
-        result = scale_study(
-            scope, configs, dialog.rt_limit, CliJudge(dialog.limits()), shown, path
-        )
+    try:
+        with open_run([engine], must_exist=True) as scope:
+            result = scale_study(
+                scope, configs, dialog.rt_limit, CliJudge(dialog.limits()), shown, path
+            )
+    except KeyboardInterrupt:  # Ctrl-C or kill: the points measured are in the file
+        typer.echo(f"dbbench: scale interrupted; the points it measured are in {path}", err=True)
+        raise typer.Exit(ExitCode.INTERRUPTED) from None
     _wrote(result, path)
     if any(p.errors for p in result.probes):
         raise typer.Exit(ExitCode.INVALID_RUN)

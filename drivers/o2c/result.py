@@ -8,7 +8,7 @@ from typing import Any, Literal
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.o2c.setup import Prepared
 from dbbench.drivers.sysinfo import engine_info, system_info
-from dbbench.reports.model import O2CProbe, O2CResult, kit_version
+from dbbench.reports.model import EngineInfo, O2CProbe, O2CResult, kit_version
 
 
 def build_result(
@@ -19,11 +19,14 @@ def build_result(
     probes: list[O2CProbe],
     rt_limit: float,
     config: dict[str, Any],
+    info: EngineInfo | None = None,
 ) -> O2CResult:
+    """The result of ``probes``; ``info``: the engine's disclosure as read before (None:
+    read now, from the engine)."""
     errors = [f"probe at {p.users} users: {e}" for p in probes for e in p.errors[:5]]
     return O2CResult(
         kind=kind,
-        engine=engine_info(engine, url),
+        engine=info if info is not None else engine_info(engine, url),
         system=system_info(),
         kit_version=kit_version(),
         scale_factor=prepared.scale_factor,

@@ -26,7 +26,7 @@ import math
 import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -488,6 +488,9 @@ class Simulator:
             self.lags.append(loop.time() - due)  # the driver's own lag: due, but not yet awake
             step = 0 if u.needs_logon else u.step
             session = await pool.get()
+            if self.fatal is not None:  # the server went away: no step starts on it any more
+                pool.put_nowait(session)
+                return
             got = loop.time()
             ok = 1
             try:
@@ -537,13 +540,18 @@ class Simulator:
     def halt(self, reason: str) -> None:
         """Stop the run from another thread, as a lost server does (the run is ``failed``):
         the workload running beside it (``drivers.mixed``) lost its server."""
-        if self.fatal is None:
-            self.fatal = reason
-            self.errors.append(reason)
+        self._lose(reason)
         loop, stop = self._loop, self.stop
         if loop is not None and stop is not None:
             with contextlib.suppress(RuntimeError):  # the loop has closed: nothing to stop
                 loop.call_soon_threadsafe(stop.set)
+
+    def _lose(self, reason: str) -> None:
+        """The run's one fatal error: a lost server is recorded once, however many users
+        (each with a connection of its own) or a workload beside it saw it go."""
+        if self.fatal is None:
+            self.fatal = reason
+            self.errors.append(reason)
 
     def _error(self, step: int, exc: BaseException) -> None:
         self.error_count += 1
@@ -563,8 +571,7 @@ class Simulator:
         try:
             fresh = await loop.run_in_executor(executor, (node or self.engine).session)
         except DriversError as exc:
-            self.fatal = f"the server went away: {exc}"
-            self.errors.append(self.fatal)
+            self._lose(f"the server went away: {exc}")
             if self.stop is not None:
                 self.stop.set()
             raise Fatal(self.fatal) from exc
@@ -635,6 +642,27 @@ def planned_probe(config: RunConfig, journal: str) -> O2CProbe:
     )
 
 
+@dataclass(frozen=True)
+class Trial:
+    """A probe as the search's rule sees it: its pool of work processes, the reports'
+    verdict and, under ``--work-processes auto``, the reports' average response time and
+    whether it is mostly the wait for a work process."""
+
+    work_processes: int
+    passed: bool
+    rt: float = math.nan
+    pool_bound: bool = False
+
+
+@dataclass
+class SearchRun:
+    """What a search did: every probe in the order made, and each user count's decision
+    (the probe of the pool it kept there)."""
+
+    probes: list[O2CProbe] = field(default_factory=list)
+    decided: dict[int, Trial] = field(default_factory=dict)
+
+
 def search(
     engine: Engine,
     prepared: Prepared,
@@ -651,66 +679,103 @@ def search(
     url: str | None = None,
     nodes: list[Engine] | None = None,
     pool_bound: Callable[[O2CProbe], tuple[float, bool]] | None = None,
-) -> list[O2CProbe]:
-    """The largest user count whose probe passes: doubling from ``config.users`` until a
-    probe fails (or the prepared users are reached), then bisection between the last pass
-    and the first fail down to ``resolution`` (relative) or one user. Every probe is kept;
-    ``passes`` is the reports' verdict (drivers do not compute metrics). ``before_probe``
-    sees each probe's configuration before it starts and ``journal`` receives its steps as
-    they finish (the caller empties it between probes), so a killed driver loses nothing
-    the probes already measured.
-
-    ``pool_bound`` (``--work-processes auto``): the reports' (average RT, mostly waiting for
-    a work process) of a probe. While a probe's RT is mostly pool wait, the same user count
-    is probed again with twice the work processes (at most the users and what the server
-    still accepts); the larger pool is kept while the RT improves. The last probe at a
-    count decides it (as the reports read a search). Later probes start from the pool kept."""
+) -> SearchRun:
+    """The largest user count whose probe passes (:func:`search_rule`: doubling, then
+    bisection, with ``--work-processes auto``'s widening when ``pool_bound`` is given).
+    Every probe is kept; ``passes`` is the reports' verdict and ``pool_bound`` their
+    (average RT, mostly waiting for a work process) of a probe (drivers do not compute
+    metrics). ``before_probe`` sees each probe's configuration before it starts and
+    ``journal`` receives its steps as they finish (the caller empties it between probes), so
+    a killed driver loses nothing the probes already measured. A probe stopped by a lost
+    server or an interrupt ends the search with what it has."""
     top = min(max_users or prepared.users, prepared.users)
     if config.users > top:
         raise DriversError(f"the search starts at {config.users} users, above its limit {top}")
-    probes: list[O2CProbe] = []
-    w: int | None = config.work_processes
+    run = SearchRun()
 
-    def run_one(n: int, pool: int | None) -> tuple[O2CProbe, bool]:
+    def measure(n: int, pool: int | None) -> Trial:
         cfg = RunConfig(**{**config.__dict__, "users": n, "work_processes": pool})
         if before_probe is not None:
             before_probe(cfg)
         found = Simulator(engine, prepared, cfg, progress, journal, url, nodes).run()
         ok = passes(found)
-        probes.append(found)
+        run.probes.append(found)
         if on_probe is not None:
             on_probe(found, ok)
         if found.status == "failed" or any(e.startswith(INTERRUPTED) for e in found.errors):
             raise _Stopped()
-        return found, ok
-
-    def probe(n: int) -> bool:
-        nonlocal w
-        found, ok = run_one(n, w)
         if pool_bound is None:
-            return ok
-        room = room_for(nodes or [engine])
+            return Trial(found.work_processes, ok)
         rt, bound = pool_bound(found)
-        while bound:
-            wider = min(2 * found.work_processes, n, room if room is not None else n)
-            if wider <= found.work_processes:
-                break
-            again, again_ok = run_one(n, wider)
-            again_rt, again_bound = pool_bound(again)
-            if not again_rt < rt:  # no better: the smaller pool stays for later probes
-                w = found.work_processes
-                return again_ok  # the last probe at a count decides it
-            found, ok, rt, bound, w = again, again_ok, again_rt, again_bound, wider
-        w = found.work_processes
-        return ok
+        return Trial(found.work_processes, ok, rt, bound)
 
+    def room() -> int | None:
+        return room_for(nodes or [engine])
+
+    with contextlib.suppress(_Stopped):
+        search_rule(
+            measure, config.users, top, max_probes=max_probes, resolution=resolution,
+            pool=config.work_processes, room=None if pool_bound is None else room,
+            decided=run.decided,
+        )  # fmt: skip
+    return run
+
+
+def search_rule(
+    measure: Callable[[int, int | None], Trial],
+    start: int,
+    top: int,
+    *,
+    max_probes: int = 12,
+    resolution: float = 0.05,
+    pool: int | None = None,
+    room: Callable[[], int | None] | None = None,
+    decided: dict[int, Trial] | None = None,
+) -> dict[int, Trial]:
+    """The search's rule over ``measure(users, work processes)`` (a probe, as a
+    :class:`Trial`; None work processes: the default pool): the user counts of
+    :func:`next_probe`, each decided by :func:`pool_step` when ``room`` is given
+    (``--work-processes auto``: the connections the servers still accept, asked once per
+    count), else by its one probe. Later counts start from the pool kept at the last one.
+    Returns (and fills ``decided``, so a caller sees the counts decided before a probe
+    raised) each count's deciding trial."""
+    decided = {} if decided is None else decided
     history: list[tuple[int, bool]] = []
-    try:
-        while (n := next_probe(history, config.users, top, max_probes, resolution)) is not None:
-            history.append((n, probe(n)))
-    except _Stopped:
-        pass
-    return probes
+    w = pool
+    while (n := next_probe(history, start, top, max_probes, resolution)) is not None:
+        trials = [measure(n, w)]
+        kept = trials[0]
+        if room is not None:
+            limit = room()
+            while True:
+                kept, wider = pool_step(trials, n, limit)
+                if wider is None:
+                    break
+                trials.append(measure(n, wider))
+            w = kept.work_processes
+        decided[n] = kept
+        history.append((n, kept.passed))
+    return decided
+
+
+def pool_step(trials: Sequence[Trial], users: int, room: int | None) -> tuple[Trial, int | None]:
+    """``--work-processes auto`` at one user count, from its probes so far (in the order
+    made, each after the first with a wider pool): the probe that decides the count, and the
+    pool to probe next (None: the count is decided). The pool is widened (twice the kept
+    one, at most the users and ``room``, what the servers still accept) while the kept probe
+    is mostly work-process wait; a wider pool is kept only when its RT is lower. A widening
+    whose RT is no better decides the count with the narrower pool and that probe's verdict,
+    never the worse probe's."""
+    kept = trials[0]
+    for wider in trials[1:]:
+        if not wider.rt < kept.rt:  # no better (or not measured): the narrower pool stays
+            return kept, None
+        kept = wider
+    if not kept.pool_bound:
+        return kept, None
+    limit = min(users, room if room is not None else users)
+    wider_pool = min(2 * kept.work_processes, limit)
+    return kept, (wider_pool if wider_pool > kept.work_processes else None)
 
 
 def next_probe(

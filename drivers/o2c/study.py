@@ -13,7 +13,7 @@ driver killed outright leaves the finished probes and the running one's step jou
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,12 +30,19 @@ from dbbench.drivers.o2c.simulator import (
     Progress,
     RunConfig,
     Simulator,
+    Trial,
     planned_probe,
     search,
     server_cpu_scope,
 )
+from dbbench.drivers.signals import within
 from dbbench.drivers.url import redact
-from dbbench.reports.model import O2CProbe, O2CResult
+from dbbench.reports.model import EngineInfo, O2CProbe, O2CResult
+
+#: Seconds an interrupted search may spend writing its stopped probe into the result: the
+#: file written before that probe already holds every finished probe and names the step
+#: journal of the stopped one, so a result too large to write by then is left as it is.
+STOP_WRITE_SECONDS = 5.0
 
 
 class Display(Protocol):
@@ -111,7 +118,12 @@ def node_labels(urls: Sequence[str]) -> list[str]:
 
 def stopped(probe: O2CProbe) -> bool:
     """Ctrl-C, kill or a lost server ended this probe: a study goes no further."""
-    return probe.status == "failed" or any(e.startswith(INTERRUPTED) for e in probe.errors)
+    return probe.status == "failed" or interrupted(probe)
+
+
+def interrupted(probe: O2CProbe) -> bool:
+    """Ctrl-C or kill ended this probe."""
+    return any(e.startswith(INTERRUPTED) for e in probe.errors)
 
 
 class O2CWorkload:
@@ -208,7 +220,7 @@ def scale_study(
     path: Path,
 ) -> O2CResult:
     """One probe per configuration (user count), the result rewritten after each: Ctrl-C or
-    ``kill`` keeps the points so far."""
+    ``kill`` keeps the points so far and ends the study (``KeyboardInterrupt``)."""
     engine, url = scope.engine, scope.url
     prepared = setup.require_prepared(engine)
     settings = {**configs[0].__dict__, "users": [c.users for c in configs]}
@@ -227,6 +239,8 @@ def scale_study(
             finally:
                 if probes:
                     result().write(path)
+        if interrupted(probes[-1]):  # no further point: the study stops here
+            raise KeyboardInterrupt
         shown.note(judge.scaled(probes[-1]))
     final = result()
     final.write(path)
@@ -244,7 +258,12 @@ def search_with_confirmation(
     """A search on the engines of ``scope`` (several: the nodes of a cluster), then a
     full-length confirmation run at the largest passing count, and once more at the next
     passing count below if that fails (said on the display and visible in the result).
-    The result is written to ``path`` before and after every probe, and returned."""
+    The result is written to ``path`` before and after every probe, and returned.
+
+    Ctrl-C or kill stops it promptly with ``KeyboardInterrupt``: the stopped probe is
+    written into the result if that takes at most :data:`STOP_WRITE_SECONDS` (else the file
+    keeps the finished probes and the stopped one's step journal), and nothing more is
+    measured, summarized or written."""
     engine, url = scope.engine, scope.url
     nodes = scope.engines if len(scope.engines) > 1 else None
     servers = distinct_servers(scope.engines, scope.urls)  # one line each server, once
@@ -268,9 +287,18 @@ def search_with_confirmation(
         "server_cpu": server_cpu_scope(engine, url),
     }
     done: list[O2CProbe] = []
+    seen: list[EngineInfo] = []  # the engine's disclosure as last read
 
-    def keep(probes: list[O2CProbe]) -> O2CResult:
-        result = build_result("search", engine, url, prepared, probes, limits.rt_limit, settings)
+    def build(probes: list[O2CProbe], info: EngineInfo | None = None) -> O2CResult:
+        """The result of ``probes``; ``info``: the engine's disclosure (None: read now)."""
+        result = build_result(
+            "search", engine, url, prepared, probes, limits.rt_limit, settings, info
+        )
+        seen[:] = [result.engine]
+        return result
+
+    def keep(probes: list[O2CProbe], info: EngineInfo | None = None) -> O2CResult:
+        result = build(probes, info)
         result.write(path)
         return result
 
@@ -282,14 +310,21 @@ def search_with_confirmation(
     def after(probe: O2CProbe, ok: bool) -> None:
         probe.nodes = node_labels(scope.urls)
         done.append(probe)
+        if interrupted(probe):  # stop now: no verdict line, no summary, one bounded write
+            info = seen[0] if seen else None  # not asked again: the engine may not answer
+            if within(STOP_WRITE_SECONDS, lambda: keep(done, info)) is not None:
+                journal.unlink(missing_ok=True)
+            raise KeyboardInterrupt
         keep(done)
         journal.unlink(missing_ok=True)
         shown.note(judge.describe(probe, ok))
 
+    decided: dict[int, Trial] = {}
+
     def confirm(users: int) -> O2CProbe:
         pool = config.work_processes
         if limits.auto_work_processes:  # the pool the search kept at this count
-            pool = next(p.work_processes for p in reversed(done) if p.users == users)
+            pool = decided[users].work_processes
         run_cfg = RunConfig(
             **{
                 **config.__dict__,
@@ -315,18 +350,19 @@ def search_with_confirmation(
         return first_failed or found  # any failed run rules the count out
 
     with shown.shown():
-        probes = search(
+        found = search(
             engine, prepared, config, judge.passes, max_users=limits.max_users,
             max_probes=limits.max_probes, on_probe=after, progress=shown,
             before_probe=before, journal=journal, url=url, nodes=nodes,
             pool_bound=judge.pool_bound if limits.auto_work_processes else None,
         )  # fmt: skip
-        if limits.confirm_steady > 0 and not any(stopped(p) for p in probes):
-            step_down(probes, judge.passes, confirm, shown.note)
+        decided.update(found.decided)
+        if limits.confirm_steady > 0 and not any(stopped(p) for p in found.probes):
+            step_down(decided, judge.passes, confirm, shown.note)
     if limits.auto_work_processes:
         settings["work_processes"] = "auto"
-        best = judge.best(keep(done))
-        chosen = None if best is None else done[best].work_processes
+        best = judge.best(build(done))
+        chosen = None if best is None else chosen_pool(done[best], decided)
         settings["work_processes_chosen"] = chosen
         shown.note(f"work processes (auto): {chosen if chosen is not None else 'none passed'}")
     result = keep(done)
@@ -334,16 +370,26 @@ def search_with_confirmation(
     return result
 
 
+def chosen_pool(best: O2CProbe, decided: Mapping[int, Trial]) -> int:
+    """``--work-processes auto``: the pool the search chose at the count ``best`` (the probe
+    its result stands for) is in: a confirmation's own, else the one the search kept there
+    (not a wider pool it tried and dropped)."""
+    kept = decided.get(best.users)
+    if best.role == "confirmation" or kept is None:
+        return best.work_processes
+    return kept.work_processes
+
+
 def step_down(
-    probes: list[O2CProbe],
+    decided: Mapping[int, Trial],
     passes: Callable[[O2CProbe], bool],
     confirm: Callable[[int], O2CProbe],
     note: Callable[[str], None],
 ) -> None:
-    """The confirmation: a full-length run at the largest passing count; if it fails (and
-    was not stopped), once more at the next passing count below, never further."""
-    last = {p.users: p for p in probes}  # the last probe at a count decides it
-    counts = sorted((n for n, p in last.items() if passes(p)), reverse=True)
+    """The confirmation: a full-length run at the largest count the search passed
+    (``decided``: each count's deciding probe); if it fails (and was not stopped), once
+    more at the next passing count below, never further."""
+    counts = sorted((n for n, t in decided.items() if t.passed), reverse=True)
     for attempt, users in enumerate(counts[:2]):
         if attempt:
             note(f"confirmation failed: stepping down to {users:,} users")

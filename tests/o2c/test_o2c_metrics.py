@@ -189,3 +189,37 @@ def test_what_ended_a_search_is_named() -> None:
     assert limited_by([ok10, ok20, slow40], 20, None) == "response time"
     assert limited_by([ok10, ok20], 20, 20) == "--max-users"
     assert limited_by([ok10, ok20], 20, None) == "probe budget or users prepared"
+
+
+def test_a_worse_wider_pool_leaves_the_count_to_the_narrower_pool_in_the_report() -> None:
+    """``--work-processes auto`` without a confirmation: 10 users pass at W 2 (0.25 s), the
+    search widens to W 4 and gets 1.5 s (a fail). The report decides the count as the search
+    does (``pool_step``): the narrower pool and its pass, not the last, worse probe."""
+    from dataclasses import replace
+
+    from dbbench.drivers.o2c.simulator import Trial, pool_step
+    from dbbench.reports.model import EngineInfo, O2CResult, SystemInfo
+    from dbbench.reports.o2c_metrics import summarize, summarize_result
+
+    def result(*probes: O2CProbe) -> O2CResult:
+        return O2CResult("search", EngineInfo("duckdb", "duckdb:///x"), SystemInfo(), "0", 0.01,
+                         1, 1.0, probes=list(probes))  # fmt: skip
+
+    five = replace(_probe(0.2), users=5)
+    narrow = _probe(0.25)
+    worse = replace(_probe(1.5), work_processes=4)
+    better = replace(_probe(0.1), work_processes=4)
+    found = summarize_result(result(five, narrow, worse))
+    best = found.best
+    assert best is not None and best.users == 10 and best.work_processes == 2
+    assert best.avg_rt == pytest.approx(0.25)
+    # the search's own rule picks the same probe from the same figures
+    trials = [
+        Trial(p.work_processes, p.passed, p.avg_rt, pool_bound=True)
+        for p in (summarize(narrow, 1.0), summarize(worse, 1.0))
+    ]
+    kept, _ = pool_step(trials, 10, None)
+    assert (kept.work_processes, kept.passed) == (best.work_processes, best.passed)
+    # a wider pool that is better decides the count
+    best = summarize_result(result(five, narrow, better)).best
+    assert best is not None and best.work_processes == 4 and best.avg_rt < 0.25

@@ -1,0 +1,112 @@
+"""``--work-processes auto``'s rule (pure functions, verdicts constructed here): the search
+widens the pool while the RT improves and the servers accept the connections; a wider pool
+whose RT is worse decides nothing: the count keeps the narrower pool and its verdict."""
+
+from __future__ import annotations
+
+import math
+
+from dbbench.drivers.o2c.simulator import Trial, pool_step, search_rule
+from dbbench.drivers.o2c.study import chosen_pool, step_down
+from dbbench.reports.model import O2CProbe
+
+LIMIT = 1.0  # the RT limit, seconds
+
+
+def test_a_worse_wider_pool_keeps_the_narrower_pool_and_its_pass() -> None:
+    """The reported search: 3,500 users passed at W 64 (0.792 s), the search widened to
+    W 94 (what the server still accepted) and got 1.247 s: 3,500 users pass, at W 64."""
+    w64 = Trial(64, passed=True, rt=0.792, pool_bound=True)
+    assert pool_step([w64], 3500, 94) == (w64, 94)
+    w94 = Trial(94, passed=False, rt=1.247, pool_bound=True)
+    assert pool_step([w64, w94], 3500, 94) == (w64, None)
+
+
+def test_a_worse_wider_pool_that_passes_is_not_kept_either() -> None:
+    w8 = Trial(8, passed=True, rt=0.4, pool_bound=True)
+    w16 = Trial(16, passed=True, rt=0.5, pool_bound=False)
+    assert pool_step([w8, w16], 100, None) == (w8, None)
+
+
+def test_the_pool_widens_while_the_rt_improves() -> None:
+    w16 = Trial(16, passed=False, rt=2.0, pool_bound=True)
+    assert pool_step([w16], 1000, None) == (w16, 32)
+    w32 = Trial(32, passed=False, rt=1.5, pool_bound=True)
+    assert pool_step([w16, w32], 1000, None) == (w32, 64)
+    w64 = Trial(64, passed=True, rt=0.8, pool_bound=False)  # the database holds the RT now
+    assert pool_step([w16, w32, w64], 1000, None) == (w64, None)
+
+
+def test_the_pool_is_bounded_by_the_users_and_the_servers_room() -> None:
+    bound = Trial(64, passed=False, rt=1.5, pool_bound=True)
+    assert pool_step([bound], 100, None) == (bound, 100)
+    assert pool_step([bound], 100, 80) == (bound, 80)
+    assert pool_step([bound], 100, 50) == (bound, None)  # no more connections: decided
+    assert pool_step([bound], 64, None) == (bound, None)  # a work process per user already
+
+
+def test_a_wider_probe_without_a_measured_rt_is_no_better() -> None:
+    w4 = Trial(4, passed=True, rt=0.3, pool_bound=True)
+    assert pool_step([w4, Trial(8, passed=False, rt=math.nan)], 50, None) == (w4, None)
+
+
+class System:
+    """A server whose RT grows with the users; work processes beyond 64 make it worse (say,
+    contention in the database): every probe is mostly work-process wait."""
+
+    def __init__(self) -> None:
+        self.probes: list[tuple[int, int | None]] = []
+
+    def __call__(self, users: int, pool: int | None) -> Trial:
+        self.probes.append((users, pool))
+        w = pool if pool is not None else 64
+        rt = users / 3500 * (0.792 if w <= 64 else 1.247)
+        return Trial(w, rt <= LIMIT, rt, pool_bound=True)
+
+
+def test_the_search_goes_on_from_a_count_the_narrower_pool_passed() -> None:
+    system = System()
+    decided = search_rule(
+        system, 3500, 10_000, max_probes=12, resolution=0.05, pool=64, room=lambda: 94
+    )
+    assert decided[3500] == Trial(64, True, 0.792, True)
+    # 3,500 passed: the search doubles (it does not bisect below 3,500) from W 64
+    assert system.probes[:3] == [(3500, 64), (3500, 94), (7000, 64)]
+    assert all(pool == 64 for users, pool in system.probes[2::2]), system.probes
+    passed = [n for n, t in decided.items() if t.passed]
+    assert max(passed) == 4375  # 0.99 s at W 64; 4,593 (1.04 s) fails: within 5 %
+    assert all(t.work_processes == 64 for t in decided.values())
+
+
+def _probe(users: int, work_processes: int, role: str = "probe") -> O2CProbe:
+    p = O2CProbe(users, 10.0, "fixed", work_processes, 0.0, 0.0, 0.0, 0.0, 0.0)
+    if role == "confirmation":
+        p.role = "confirmation"
+    return p
+
+
+def test_the_w_chosen_is_the_pool_kept_at_the_count() -> None:
+    decided = {3500: Trial(64, True, 0.792, True), 7000: Trial(64, False, 1.584, True)}
+    assert chosen_pool(_probe(3500, 94), decided) == 64  # not the wider pool it dropped
+    assert chosen_pool(_probe(3500, 64), decided) == 64
+    assert chosen_pool(_probe(3500, 64, "confirmation"), decided) == 64
+    assert chosen_pool(_probe(1000, 32), decided) == 32  # a count the search did not decide
+
+
+def test_the_confirmation_runs_at_the_largest_count_the_search_passed() -> None:
+    decided = {
+        3500: Trial(64, True, 0.792, True),
+        7000: Trial(64, False, 1.584, True),
+        5250: Trial(64, False, 1.188, True),
+        4375: Trial(64, True, 0.99, True),
+    }
+    confirmed: list[int] = []
+    notes: list[str] = []
+
+    def confirm(users: int) -> O2CProbe:
+        confirmed.append(users)
+        return _probe(users, decided[users].work_processes, "confirmation")
+
+    step_down(decided, lambda p: p.users < 4000, confirm, notes.append)
+    assert confirmed == [4375, 3500]  # the largest failed its confirmation: one step down
+    assert notes == ["confirmation failed: stepping down to 3,500 users"]
