@@ -1,12 +1,21 @@
-"""Helpers of the o2c tests: the engines they run on and an independent table checksum."""
+"""Helpers of the o2c tests: the engines they run on, an independent table checksum and a
+run whose database is dropped under it."""
 
 from __future__ import annotations
 
 import hashlib
+import threading
+import time
 
+import psycopg
 import pytest
 
+from dbbench.drivers.engine import Engine
+from dbbench.drivers.loader import load_database
+from dbbench.drivers.o2c import setup
+from dbbench.drivers.o2c.simulator import RunConfig, Simulator
 from dbbench.drivers.registry import open_engine
+from dbbench.reports.model import O2CProbe
 
 SF = 0.01
 ENGINES = [
@@ -36,3 +45,31 @@ def table_digest(url: str) -> dict[str, str]:
         s.close()
         engine.close()
     return found
+
+
+def run_and_drop(
+    engine: Engine, url: str, pg_base_url: str, work_processes: int | None = None
+) -> tuple[Simulator, O2CProbe, float]:
+    """A 60-s o2c run of 30 users on ``engine`` (a fresh PostgreSQL database at ``url``,
+    loaded here at SF 0.01) whose database is dropped WITH (FORCE) after 2 s: every
+    connection is cut and none can be opened again. The simulator, its probe and the
+    seconds the run took."""
+    load_database(engine, SF, jobs=1)
+    prepared = setup.prepare(engine, seed=2, users=30)
+    cfg = RunConfig(
+        users=30, think=0.05, rampup=0.2, steady=60.0, work_processes=work_processes,
+        progress_interval=600,
+    )  # fmt: skip
+    sim = Simulator(engine, prepared, cfg)
+    found: list[O2CProbe] = []
+    worker = threading.Thread(target=lambda: found.append(sim.run()))
+    started = time.monotonic()
+    worker.start()
+    time.sleep(2.0)
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(pg_base_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE {name} WITH (FORCE)")  # type: ignore[arg-type]
+    worker.join(timeout=90)
+    assert not worker.is_alive()
+    (probe,) = found
+    return sim, probe, time.monotonic() - started

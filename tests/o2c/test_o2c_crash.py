@@ -161,35 +161,15 @@ def test_killed_connections_and_sigkill_leave_a_consistent_database(
 def test_server_gone_stops_the_run_and_keeps_measurements(pg_base_url: str) -> None:
     """The database disappears mid-run (dropped WITH (FORCE): every connection is cut and
     none can be opened again): the run stops, keeps every step measured, and is invalid."""
-    import threading
-
-    import psycopg
+    from o2c_helpers import run_and_drop
     from private_databases import fresh_postgres
 
-    from dbbench.drivers.loader import load_database
-    from dbbench.drivers.o2c.simulator import RunConfig, Simulator
-    from dbbench.reports.model import O2CProbe
     from dbbench.reports.o2c_metrics import summarize
 
     with fresh_postgres(pg_base_url, "dbbench_o2c") as url:
         engine = open_engine(url)
-        load_database(engine, 0.01, jobs=1)
-        prepared = setup.prepare(engine, seed=2, users=30)
-        found: list[O2CProbe] = []
-        cfg = RunConfig(users=30, think=0.05, rampup=0.2, steady=60.0, progress_interval=600)
-        worker = threading.Thread(
-            target=lambda: found.append(Simulator(engine, prepared, cfg).run())
-        )
-        started = time.monotonic()
-        worker.start()
-        time.sleep(2.0)
-        name = url.rsplit("/", 1)[1]
-        with psycopg.connect(pg_base_url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE {name} WITH (FORCE)")  # type: ignore[arg-type]
-        worker.join(timeout=90)
-        assert not worker.is_alive()
-        assert time.monotonic() - started < 60  # it stopped, it did not sit out the window
-        (probe,) = found
+        _, probe, seconds = run_and_drop(engine, url, pg_base_url)
+        assert seconds < 60  # it stopped, it did not sit out the window
         assert probe.status == "failed"
         assert any("the server went away" in e for e in probe.errors)
         assert sum(probe.steps.ok) > 50  # what was measured before is kept
