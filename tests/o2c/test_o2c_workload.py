@@ -19,7 +19,10 @@ USERS = {"duckdb": 20, "postgresql": 200, "mariadb": 100, "sqlite": 100}
 @pytest.mark.parametrize("tpch_url", ENGINES, indirect=True)
 def test_prepare_run_check_cleanup(tpch_url: str) -> None:
     """Response times depend on the machine's load, so validity against the RT limit is
-    not asserted here (the metrics tests cover the verdict); errors and invariants are."""
+    not asserted here (the metrics tests cover the verdict); errors and invariants are. So
+    does the window's step mix with this short ramp-up: a loop runs longer than planned when
+    the steps do (on a loaded machine, step 5 at 8.4 % against the nominal 6.7 % was seen),
+    and test_o2c_fidelity checks the mix of a run spread over whole loops."""
     users = USERS[tpch_url.split(":")[0].split("+")[0].replace("mysql", "mariadb")]
     before = table_digest(tpch_url)
     engine = open_engine(tpch_url)
@@ -31,7 +34,8 @@ def test_prepare_run_check_cleanup(tpch_url: str) -> None:
         assert probe.status == "complete", probe.errors
         assert probe.logged_on == users
         assert summary.errors == 0, probe.errors
-        assert [r for r in summary.reasons if "average dialog response time" not in r] == []
+        timing = ("average dialog response time", "step mix")
+        assert [r for r in summary.reasons if not any(t in r for t in timing)] == []
         # every user worked; whole loops completed (step 15 = an invoice of 5 lines)
         assert len(set(probe.steps.user)) == users
         assert probe.steps.step.count(15) > 0  # whole loops: invoices of 5 lines each
