@@ -43,10 +43,12 @@ THINK_TOLERANCE = 0.05
 #: labelled "short window, not SD-like".
 SD_WINDOW = 900.0
 #: The step-mix check: every step's share of the window's dialog steps must be within this
-#: relative distance of the nominal 1/15 (or within :data:`MIX_SLACK_STEPS` steps of its
-#: nominal count, for small windows); otherwise the probe is invalid.
+#: relative distance of the nominal 1/15, or within :data:`MIX_SIGMAS` standard deviations
+#: of a binomial count of the window's steps (at least :data:`MIX_SLACK_STEPS` steps), for
+#: windows whose few steps cannot tell a bad mix from chance; otherwise the probe is invalid.
 MIX_TOLERANCE = 0.25
 MIX_SLACK_STEPS = 3
+MIX_SIGMAS = 3.0
 #: The steps that complete a business document: order (VA01), delivery (VL01N), goods
 #: issue (VL02N) and invoice (VF01).
 DOCUMENT_STEPS = (4, 6, 11, 15)
@@ -369,14 +371,20 @@ def _limit_reasons(limits: Limits, overall: RtStats, by_step: dict[int, list[flo
 
 def mix_reasons(counts: dict[int, int]) -> list[str]:
     """Why the window's step mix is off the nominal 1/15 per step (empty: it is not):
-    a step's count may differ from the nominal by :data:`MIX_TOLERANCE` of it or by
-    :data:`MIX_SLACK_STEPS` steps, whichever is larger."""
+    a step's count may differ from the nominal by :data:`MIX_TOLERANCE` of it, or by what
+    chance alone gives a window of so few steps (:data:`MIX_SIGMAS` standard deviations of
+    a binomial count, at least :data:`MIX_SLACK_STEPS` steps), whichever is larger. In an
+    SD-like window (thousands of steps) the relative tolerance decides; a short probe of a
+    few hundred steps (24 per step nominal) is judged invalid only beyond about 60 %: short
+    confirmations on a loaded machine failed on chance deviations of about 26 % before."""
     n = sum(counts.values())
     nominal = n / STEPS_PER_LOOP
+    share = 1 / STEPS_PER_LOOP
+    chance = max(MIX_SIGMAS * math.sqrt(n * share * (1 - share)), MIX_SLACK_STEPS)
     off = [
         k
         for k, c in sorted(counts.items())
-        if abs(c - nominal) > max(MIX_TOLERANCE * nominal, MIX_SLACK_STEPS)
+        if abs(c - nominal) > max(MIX_TOLERANCE * nominal, chance)
     ]
     if not off:
         return []

@@ -223,3 +223,19 @@ def test_a_worse_wider_pool_leaves_the_count_to_the_narrower_pool_in_the_report(
     # a wider pool that is better decides the count
     best = summarize_result(result(five, narrow, better)).best
     assert best is not None and best.work_processes == 4 and best.avg_rt < 0.25
+
+
+def test_the_step_mix_check_allows_a_short_window_its_chance_deviations() -> None:
+    """A step 30 % above the nominal: chance in a window of 360 steps (24 nominal, a binomial
+    standard deviation of 4.7 steps), a bad mix in one of 15,000 (1,000 nominal, 31)."""
+    from dbbench.reports.o2c_metrics import mix_reasons
+
+    def counts(total: int, first: float) -> dict[int, int]:
+        nominal = total / 15
+        rest = (total - first * nominal) / 14
+        return {1: round(first * nominal), **{k: round(rest) for k in range(2, 16)}}
+
+    assert mix_reasons(counts(360, 1.3)) == []
+    assert mix_reasons(counts(360, 1.7))  # beyond chance there too
+    (reason,) = mix_reasons(counts(15_000, 1.3))
+    assert "step 1 8.7%" in reason
