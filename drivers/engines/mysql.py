@@ -14,7 +14,6 @@ not copy each table to validate them) and ANALYZE TABLE.
 
 from __future__ import annotations
 
-import contextlib
 import tempfile
 import time
 from collections.abc import Iterable
@@ -37,6 +36,7 @@ from dbbench.drivers.engines.sqlalchemy import (
     sa_url,
 )
 from dbbench.drivers.errors import DriversError, QueryCancelledError
+from dbbench.drivers.signals import within
 from dbbench.drivers.url import EngineURL
 
 ENGINE = EngineSpec(
@@ -204,8 +204,10 @@ class MySqlEngine(SqlAlchemyEngine):
         right after this one ends never finds it still held by a closing connection."""
         if self._locked:
             self._locked = False
-            with contextlib.suppress(Exception):  # a lost connection has released it already
-                self.admin().query("SELECT RELEASE_LOCK(CONCAT('dbbench.', DATABASE()))")
+            # bounded: a connection a signal cut mid-query must not hold the exit (closing
+            # it releases the lock too, only later)
+            admin = self.admin()
+            within(2.0, lambda: admin.query("SELECT RELEASE_LOCK(CONCAT('dbbench.', DATABASE()))"))
         super().close()
 
     def make_ddl_rules(self) -> ddl.DdlRules:

@@ -40,6 +40,7 @@ from dbbench.drivers.engines.common import (
 from dbbench.drivers.engines.restart import run_restart, wait_ready
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.options import EngineOptions, cpu_streams
+from dbbench.drivers.signals import within
 from dbbench.drivers.url import EngineURL
 
 ENGINE = EngineSpec(
@@ -333,8 +334,9 @@ class PostgresEngine(SqlEngine):
         started right after this one ends could otherwise still find the lock held."""
         if self._locked:
             self._locked = False
-            with contextlib.suppress(Exception):  # a lost connection has released it already
-                self._admin.query(f"SELECT pg_advisory_unlock({_LOCK_KEY})")
+            # bounded: a connection a signal cut mid-query must not hold the exit (closing
+            # it releases the lock too, only later)
+            within(2.0, lambda: self._admin.query(f"SELECT pg_advisory_unlock({_LOCK_KEY})"))
         self._admin.close()
 
 
