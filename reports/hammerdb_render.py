@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dbbench.reports.escape import html as _html
 from dbbench.reports.escape import markdown, terminal
 from dbbench.reports.model import HammerDBResult, HammerDBTiming
+from dbbench.reports.summary import database_label
 
 FORMATS: tuple[str, ...] = ("text", "md", "html", "json")
 REPORT_SCHEMA = "dbbench-hammerdb-report"
@@ -31,10 +32,7 @@ def _n(value: float | None, digits: int = 0) -> str:
 
 
 def _database(r: HammerDBResult) -> str:
-    version = r.engine.version
-    if version.lower().startswith(r.database.lower()):
-        return version
-    return " ".join(p for p in (r.database, version) if p)
+    return database_label(r.database, r.engine.version)
 
 
 def _headline(r: HammerDBResult) -> list[tuple[str, str]]:

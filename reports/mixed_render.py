@@ -21,6 +21,7 @@ from dbbench.reports.mixed_metrics import (
 )
 from dbbench.reports.mixed_model import MixedResult, mixed_status
 from dbbench.reports.o2c_charts import dot
+from dbbench.reports.summary import database_label
 
 MIXED_FORMATS = ("text", "md", "html", "json")
 
@@ -97,7 +98,7 @@ def _facts(r: MixedResult) -> list[tuple[str, str]]:
     c = r.config
     created = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.created))
     return [
-        ("engine", f"{r.engine.name} {r.engine.version}".strip()),
+        ("engine", database_label(r.engine.name, r.engine.version)),
         ("scale factor", f"{r.scale_factor:g}"),
         ("kind", r.kind),
         ("created", created),

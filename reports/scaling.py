@@ -26,6 +26,7 @@ from dbbench.reports.loading import load_result
 from dbbench.reports.model import BenchmarkResult
 from dbbench.reports.passes import PassTable, pass_table
 from dbbench.reports.safeio import write_text
+from dbbench.reports.summary import database_label
 from dbbench.reports.telemetry import summarise
 from dbbench.reports.templating import environment
 
@@ -109,9 +110,7 @@ def _row(step: StepRecord, result: BenchmarkResult | None, sf: float) -> tuple[S
     if tel is not None:
         phase = next((p for p in tel.phases if p.phase.endswith("throughput")), None)
         row.cpu_busy = phase.cpu_busy if phase else None
-    name, version = result.engine.name, result.engine.version
-    database = version if version.lower().startswith(name.lower()) else f"{name} {version}"
-    return row, database.strip()
+    return row, database_label(result.engine.name, result.engine.version).strip()
 
 
 def build_study(out_dir: Path, index: ScaleIndex) -> ScaleStudy:

@@ -7,6 +7,7 @@ numbers cannot disagree between formats. Secrets are removed from the result fir
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -142,7 +143,7 @@ def build_report(
             metrics.price_performance(total, qphh) if total is not None and qphh else None
         ),
         availability_date=cost_sheet.availability_date if cost_sheet else None,
-        database=_database_label(engine.name, engine.version),
+        database=database_label(engine.name, engine.version),
         os=" ".join(p for p in (clean.system.os, clean.system.kernel) if p) or "unknown",
         processors=_processors(clean),
         memory=memory,
@@ -165,9 +166,10 @@ def build_report(
     return Report(clean, headline, runs, compliance, cost_sheet, notes, plans=plans)
 
 
-def _database_label(name: str, version: str) -> str:
-    """``postgresql 16.4``, but ``DuckDB 2.0.0`` rather than ``duckdb DuckDB 2.0.0`` when the
-    engine's version string already names the product."""
-    if version and name and version.lower().startswith(name.lower()):
+def database_label(name: str, version: str) -> str:
+    """``postgresql 16.4``, but ``DuckDB 2.0.0`` rather than ``duckdb DuckDB 2.0.0`` (and
+    ``Apache Spark 4.2.1`` rather than ``spark Apache Spark 4.2.1``) when the engine's
+    version string already names the product: the one rule of every report's database."""
+    if version and name and re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", version, re.I):
         return version
     return " ".join(p for p in (name, version) if p)

@@ -128,8 +128,13 @@ def test_impossible_inputs_raise_one_line_errors() -> None:
 
 
 def test_database_label_does_not_repeat_the_product_name() -> None:
-    from dbbench.reports.summary import _database_label
+    from dbbench.reports.summary import database_label
 
-    assert _database_label("duckdb", "DuckDB 2.0.0") == "DuckDB 2.0.0"
-    assert _database_label("postgresql", "16.4") == "postgresql 16.4"
-    assert _database_label("sqlite", "") == "sqlite"
+    assert database_label("duckdb", "DuckDB 2.0.0") == "DuckDB 2.0.0"
+    assert database_label("postgresql", "16.4") == "postgresql 16.4"
+    assert database_label("sqlite", "") == "sqlite"
+    # the product named later in the version (the SF 0.1 suite said "spark Apache Spark")
+    assert database_label("spark", "Apache Spark 4.2.1") == "Apache Spark 4.2.1"
+    assert database_label("mariadb", "10.11.6-MariaDB-0+deb12u1") == "10.11.6-MariaDB-0+deb12u1"
+    # a name inside another word is not the product
+    assert database_label("sql", "MySQL 8.0.36") == "sql MySQL 8.0.36"
