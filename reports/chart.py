@@ -84,19 +84,24 @@ def _bars(
     """A white (power) and a black (throughput mean) bar per column, and the column label."""
     band = (f.right - f.left) / len(columns)
     bar = band * 0.36
+    width = f"{bar:.1f}"
+    label_y = f.height - f.bottom + 16
+    # the frame's figures, looked up once (``y`` is :meth:`_Frame.y`, computed once a bar)
+    plot_h, top_pad, top = f.plot_h, f.top_pad, f.axis.top
     out = []
     for i, col in enumerate(columns):
         x0 = f.left + i * band + band * 0.14
+        name = escape(col)
         for value, cls, dx in ((power.get(col), "pw", 0.0), (throughput.get(col), "tp", bar)):
             if value is not None:
+                y = top_pad + plot_h * (1 - value / top)
                 out.append(
-                    f'<rect x="{x0 + dx:.1f}" y="{f.y(value):.1f}" width="{bar:.1f}" '
-                    f'height="{f.plot_h + f.top_pad - f.y(value):.1f}" class="{cls}">'
-                    f"<title>{escape(col)}: {value:.1f} s</title></rect>"
+                    f'<rect x="{x0 + dx:.1f}" y="{y:.1f}" width="{width}" '
+                    f'height="{plot_h + top_pad - y:.1f}" class="{cls}">'
+                    f"<title>{name}: {value:.1f} s</title></rect>"
                 )
         out.append(
-            f'<text x="{x0 + bar:.1f}" y="{f.height - f.bottom + 16}" text-anchor="middle" '
-            f'class="cat">{escape(col)}</text>'
+            f'<text x="{x0 + bar:.1f}" y="{label_y}" text-anchor="middle" class="cat">{name}</text>'
         )
     return out
 

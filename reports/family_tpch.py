@@ -34,8 +34,12 @@ def read(path: Path, data: Any) -> tuple[BenchmarkResult, str | None]:
     BenchmarkResult._check_envelope(data)
     upgraded = BenchmarkResult.upgrade_data(data)
     file = path / RESULT_FILE if path.is_dir() else path
-    check_result_data(upgraded, str(file))
-    result = BenchmarkResult.from_parsed(data)
+    result = BenchmarkResult.built_from(data, upgraded)  # then it fits the schema
+    if result is None:  # the checks say what does not fit, naming the field
+        check_result_data(upgraded, str(file))
+        result = BenchmarkResult.from_parsed(data)
+    else:
+        result.check()
     if path.is_dir() or path.name == RESULT_FILE:
         rebuilt = recover(run_dir, result)
         if rebuilt is not None:

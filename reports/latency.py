@@ -129,9 +129,10 @@ def render_boxplot(dists: Sequence[Distribution], title: str = "") -> str:
         max(d.maximum for d in data),
     )
     height = _TOP + _ROW * len(data) + 30
+    floor = 10.0**lo
 
     def x(v: float) -> float:
-        v = max(v, 10.0**lo)
+        v = max(v, floor)
         return _LEFT + (_W - _LEFT - _RIGHT) * (math.log10(v) - lo) / (hi - lo)
 
     out = [
@@ -151,15 +152,16 @@ def render_boxplot(dists: Sequence[Distribution], title: str = "") -> str:
             f"{d.column}: n={d.n} min {d.minimum * 1000:.1f} ms, median {d.median * 1000:.1f} ms,"
             f" p95 {d.p95 * 1000:.1f} ms, max {d.maximum * 1000:.1f} ms"
         )
+        p25, median = x(d.p25), f"{x(d.median):.1f}"
         out.append(
             f"<g><title>{escape(tip)}</title>"
             f'<text x="{_LEFT - 6}" y="{mid + 4:.1f}" text-anchor="end" class="cat">'
             f"{escape(d.column)}</text>"
             f'<line x1="{x(d.minimum):.1f}" x2="{x(d.maximum):.1f}" y1="{mid:.1f}" '
             f'y2="{mid:.1f}" class="whisker"/>'
-            f'<rect x="{x(d.p25):.1f}" y="{mid - 5:.1f}" '
-            f'width="{max(x(d.p75) - x(d.p25), 1.5):.1f}" height="10" class="box"/>'
-            f'<line x1="{x(d.median):.1f}" x2="{x(d.median):.1f}" y1="{mid - 6:.1f}" '
+            f'<rect x="{p25:.1f}" y="{mid - 5:.1f}" '
+            f'width="{max(x(d.p75) - p25, 1.5):.1f}" height="10" class="box"/>'
+            f'<line x1="{median}" x2="{median}" y1="{mid - 6:.1f}" '
             f'y2="{mid + 6:.1f}" class="median"/>'
             f'<circle cx="{x(d.p95):.1f}" cy="{mid:.1f}" r="2.5" class="p95"/></g>'
         )

@@ -20,6 +20,7 @@ Choices where the spec is silent (each one documented in docs/metrics.md):
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
@@ -181,5 +182,13 @@ def arithmetic_mean(values: Sequence[float]) -> float:
     """Mean computed in decimal so that (3.6 + 4.1) / 2 is 3.85, not 3.8499999999999996."""
     if not values:
         raise ReportsError("an arithmetic mean needs at least one value")
-    total = sum((Decimal(repr(float(v))) for v in values), Decimal(0))
+    total = sum(map(_as_written, values), Decimal(0))
     return float(total / len(values))
+
+
+@functools.lru_cache(maxsize=4096)
+def _as_written(value: float) -> Decimal:
+    """A number as its shortest text writes it (the reported intervals a mean is taken of
+    are the same few dozen values to 0.1 s: each is converted once). Equal keys convert
+    alike: the result depends on ``float(value)`` alone."""
+    return Decimal(repr(float(value)))

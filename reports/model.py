@@ -12,6 +12,7 @@ spec's official scale factors and minimum stream counts, and the kit's version.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -19,7 +20,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import MISSING, asdict, dataclass, field, fields, is_dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar, get_args, get_origin, get_type_hints
+from types import UnionType
+from typing import (
+    Any,
+    ClassVar,
+    Literal,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from dbbench.reports import safeio
 
@@ -391,10 +402,36 @@ class ResultEnvelope:
     @classmethod
     def _from(cls: type[E], data: Any, check_values: Callable[[Any], None]) -> E:
         cls._check_envelope(data)
+        if check_values is check_depth:
+            quick = cls.built_from(data)
+            if quick is not None:
+                quick.check()
+                return quick
         check_values(data)
-        result = _build(cls, cls.upgrade_data(data))
+        result = _rebuild(cls, cls.upgrade_data(data))
         result.check()
         return result
+
+    @classmethod
+    def built_from(cls: type[E], data: Any, upgraded: Any = None) -> E | None:
+        """The result of a parsed document (``upgraded``: its :meth:`upgrade_data`, if made
+        already) by the class's compiled builder (:func:`built`), before :meth:`check`; None
+        when the builder does not simply take it, or when the upgrade changed the document
+        (then its depth is checked as it was given: :meth:`from_parsed`'s way). A document
+        it takes is not nested too deeply and passes the result schema's check."""
+        if upgraded is None:
+            try:
+                upgraded = cls.upgrade_data(data)
+            except Exception:  # from_parsed says what it is, in its order
+                return None
+        if (
+            not isinstance(data, dict)
+            or not isinstance(upgraded, dict)
+            or len(upgraded) != len(data)
+            or any(upgraded.get(key, _ABSENT) is not value for key, value in data.items())
+        ):
+            return None
+        return built(cls, upgraded)
 
     @classmethod
     def read(cls: type[E], path: Path) -> E:
@@ -447,7 +484,7 @@ def parse_json(text: str) -> Any:
             text,
             parse_constant=_refuse_constant,
             parse_float=_plausible_float,
-            parse_int=_plausible_int,
+            parse_int=_known_int,
         )
     except RecursionError:
         raise ValueError("not a dbbench result (nested too deeply)") from None
@@ -473,6 +510,12 @@ def _plausible_int(text: str) -> int:
     if abs(value) > MAX_MAGNITUDE:
         raise ValueError(f"{_clip(text)} is not a plausible value")
     return value
+
+
+#: :func:`_plausible_int` of the integers' texts seen (the same few hundred counts, positions
+#: and query numbers fill every result: a hit is answered in C, in a fifth of the time of the
+#: check; a text refused is checked, and refused, again each time)
+_known_int = functools.lru_cache(maxsize=4096)(_plausible_int)
 
 
 def _clip(text: str) -> str:
@@ -503,20 +546,30 @@ def check_plausible(data: Any) -> None:
 def check_depth(data: Any) -> None:
     """Raise ``ValueError`` for nesting deeper than :data:`MAX_DEPTH` (level by level: a
     result's thousands of objects cost a third of what a stack of (value, depth) pairs did)."""
-    level = [data]
-    depth = 0
+    if _deeper(data, 0):
+        raise ValueError("not a dbbench result (nested too deeply)")
+
+
+def _deeper(value: Any, depth: int) -> bool:
+    """Whether a container nested in ``value`` (at ``depth`` of the document) is deeper than
+    :data:`MAX_DEPTH`."""
+    level = [value]
     while level:
         if depth > MAX_DEPTH:
-            raise ValueError("not a dbbench result (nested too deeply)")
+            return True
         below: list[Any] = []
-        for value in level:
-            items = value.values() if isinstance(value, dict) else value
+        for item in level:
+            items = item.values() if isinstance(item, dict) else item
+            if _LEAF_TYPES.issuperset(map(type, items)):
+                continue  # strings and numbers only (most of a result's objects and lists)
             below.extend([v for v in items if isinstance(v, _CONTAINERS)])
         level = below
         depth += 1
+    return False
 
 
 _CONTAINERS = (dict, list)
+_LEAF_TYPES = frozenset({str, int, float, bool, type(None)})
 
 
 def _json_kind(value: Any) -> str:
@@ -632,6 +685,217 @@ def _build(cls: type[T], data: dict[str, Any], where: str = "") -> T:
     if missing:
         raise ValueError(f"{where or 'the file'}: missing field(s) {', '.join(missing)}")
     return cls(**kwargs)
+
+
+def _rebuild(cls: type[T], data: dict[str, Any]) -> T:
+    """:func:`_build` of a whole result: by the class's compiled builder when it takes the
+    document as it is (:func:`built`), else by :func:`_build` itself, which gives the result
+    or the error it always gave (the field paths of its messages are only made then)."""
+    result = built(cls, data)
+    return result if result is not None else _build(cls, data)
+
+
+def built(cls: type[T], data: dict[str, Any]) -> T | None:
+    """``cls`` of a parsed (and upgraded) document, by its compiled builder: the very
+    dataclasses :func:`_build` makes of it; None when the builder does not simply take it
+    (then :func:`_build` and the schema check say what is wrong, naming the field; or that
+    nothing is). The builder is stricter than both: every value is of the exact type its
+    field declares (an integer-valued float in an integer field is left to :func:`_build` to
+    convert), every number is plausible (finite, within :data:`MAX_MAGNITUDE`) and nothing is
+    nested deeper than :data:`MAX_DEPTH`; so a document it takes also passes the result
+    schema's check (:func:`reports.validation.check_result_data`: the schema is derived from
+    the same dataclasses) and :func:`check_depth`."""
+    try:
+        return _fast_builder(cls)(data, 0)  # type: ignore[no-any-return]
+    except Exception:  # whatever it was, the checked build and checks say it exactly
+        return None
+
+
+_ABSENT = object()
+
+
+class _Refit(Exception):
+    """A compiled builder met a value it does not simply take (:func:`built`)."""
+
+
+_FAST: dict[type, Callable[[Any, int], Any]] = {}
+
+
+def _fast_builder(cls: type) -> Callable[[Any, int], Any]:
+    """``cls``'s compiled builder (once per class): ``(document, its depth) -> instance``."""
+    found = _FAST.get(cls)
+    if found is None:
+        gen = _BuilderSource()
+        name = gen.builder(cls)
+        exec(compile("\n".join(gen.lines), f"<builder of {cls.__name__}>", "exec"), gen.ns)
+        found = _FAST[cls] = gen.ns[name]
+    return found
+
+
+#: the exact types a value of a simple field type may have, unconverted (:func:`_convert`
+#: returns such a value as it is; any other value is converted, refused, or not simple)
+_SIMPLE: dict[Any, frozenset[type]] = {
+    str: frozenset({str}),
+    int: frozenset({int}),
+    float: frozenset({int, float}),
+    bool: frozenset({bool}),
+}
+_NUMBERS = frozenset({int, float})
+#: the types of a value of an ``Any`` field that the result schema takes without a look
+#: inside (a number must be plausible, a container not too deep)
+_OPAQUE = frozenset({str, bool, type(None), dict, list})
+
+
+class _BuilderSource:
+    """The source of the compiled builders of a dataclass and the types under it: a
+    function per dataclass and per list or mapping item type, taking a value of the parsed
+    file and its depth in the document, and returning it converted as :func:`_convert` does
+    (or raising where :func:`built` says). No constant of the source comes from a file:
+    names, types and values are in the namespace ``ns``."""
+
+    def __init__(self) -> None:
+        self.ns: dict[str, Any] = {
+            "_Refit": _Refit,
+            "_M": MAX_MAGNITUDE,
+            "_DEPTH": MAX_DEPTH,
+            "_NUMBERS": _NUMBERS,
+            "_OPAQUE": _OPAQUE,
+            "_deeper": _deeper,
+            "_ABSENT": _ABSENT,
+        }
+        self.lines: list[str] = []
+        self.done: dict[Any, str] = {}
+
+    def const(self, value: Any) -> str:
+        name = f"_k{len(self.ns)}"
+        self.ns[name] = value
+        return name
+
+    def builder(self, cls: type) -> str:
+        name = self.done.get(cls)
+        if name is not None:
+            return name
+        name = self.done[cls] = f"_build_{len(self.done)}"
+        body = ["    if type(d) is not dict or depth > _DEPTH:", "        raise _Refit"]
+        plan = _plan(cls)
+        # the fields passed in order, an absent one as its default (the very object, or its
+        # factory's new one, as ``__init__`` takes it): a call by position, not by keyword
+        by_position = all(f.init and not f.kw_only for f in fields(cls))
+        if not by_position:
+            body.append("    kw = {}")
+        args = []
+        for n, (field_name, hint, required) in enumerate(plan):
+            key = self.const(field_name)
+            target = f"a{n}" if by_position else f"kw[{key}]"
+            args.append(target)
+            body += [f"    v = d.get({key}, _ABSENT)", "    if v is not _ABSENT:"]
+            body += ["        " + line for line in self.convert(hint, "v", target, "depth + 1")]
+            if required:
+                body += ["    else:", "        raise _Refit"]
+            elif by_position:
+                spec = next(f for f in fields(cls) if f.name == field_name)
+                if spec.default is not MISSING:
+                    default = self.const(spec.default)
+                else:
+                    default = f"{self.const(spec.default_factory)}()"
+                body += ["    else:", f"        {target} = {default}"]
+        known = self.const(frozenset(name for name, _, _ in plan))
+        body += [  # keys the class does not know: ignored, but their values not too deep
+            f"    if not {known}.issuperset(d):",
+            "        for k, v in d.items():",
+            f"            if k not in {known} and isinstance(v, (dict, list)):",
+            "                if _deeper(v, depth + 1):",
+            "                    raise _Refit",
+        ]
+        call = ", ".join(args) if by_position else "**kw"
+        body.append(f"    return {self.const(cls)}({call})")
+        self.lines += [f"def {name}(d, depth):", *body, ""]
+        return name
+
+    def item(self, tp: Any) -> str:
+        """A function ``(value, depth) -> converted`` of one item of type ``tp``."""
+        if is_dataclass(tp) and isinstance(tp, type):
+            return self.builder(tp)
+        name = self.done.get(id(tp))
+        if name is None:
+            name = self.done[id(tp)] = f"_item_{len(self.done)}"
+            body = ["    " + line for line in self.convert(tp, "x", "r", "depth")]
+            self.lines += [f"def {name}(x, depth):", *body, "    return r", ""]
+        return name
+
+    def convert(self, tp: Any, src: str, dst: str, depth: str) -> list[str]:
+        """Statements setting ``dst`` to the value ``src`` (at depth ``depth``: an
+        expression) of type ``tp`` converted, or raising."""
+        fail = "    raise _Refit"
+        if tp is Any:
+            return [
+                f"if type({src}) in _NUMBERS:",
+                f"    if not -_M <= {src} <= _M:",
+                "    " + fail,
+                f"elif type({src}) not in _OPAQUE:",
+                fail,
+                f"elif type({src}) is dict or type({src}) is list:",
+                f"    if _deeper({src}, {depth}):",
+                "    " + fail,
+                f"{dst} = {src}",
+            ]
+        simple = _simple(tp)
+        if simple is not None:
+            lines = [f"if type({src}) not in {self.const(simple)}:", fail]
+            if simple & _NUMBERS:  # an int or float field (or optional): a plausible number
+                test = f"not -_M <= {src} <= _M"
+                if type(None) in simple:
+                    test = f"{src} is not None and {test}"
+                lines += [f"if {test}:", fail]
+            return [*lines, f"{dst} = {src}"]
+        origin, args = get_origin(tp), get_args(tp)
+        if origin is Literal:
+            return [f"if {src} not in {self.const(args)}:", fail, f"{dst} = {src}"]
+        if origin in (Union, UnionType) and len(args) == 2 and type(None) in args:
+            (inner,) = (a for a in args if a is not type(None))
+            lines = self.convert(inner, src, dst, depth)
+            return [
+                f"if {src} is None:",
+                f"    {dst} = None",
+                "else:",
+                *("    " + s for s in lines),
+            ]
+        if is_dataclass(tp) and isinstance(tp, type):
+            return [f"{dst} = {self.builder(tp)}({src}, {depth})"]
+        if origin in (list, dict) and len(args) == (1 if origin is list else 2):
+            kind, values = ("list", src) if origin is list else ("dict", f"{src}.values()")
+            inner = args[-1]
+            lines = [f"if type({src}) is not {kind} or {depth} > _DEPTH:", fail]
+            copy = f"{dst} = {kind}({src})"
+            kinds = _simple(inner)
+            if kinds is not None:
+                lines += [f"if not {self.const(kinds)}.issuperset(map(type, {values})):", fail]
+                if kinds & _NUMBERS:
+                    test = "not -_M <= each <= _M"
+                    if type(None) in kinds:
+                        test = f"each is not None and {test}"
+                    lines += [f"for each in {values}:", f"    if {test}:", "    " + fail]
+                return [*lines, copy]
+            item = self.item(inner)
+            if origin is list:
+                return [*lines, f"{dst} = [{item}(x, {depth} + 1) for x in {src}]"]
+            return [*lines, f"{dst} = {{k: {item}(x, {depth} + 1) for k, x in {src}.items()}}"]
+        return ["raise _Refit"]  # another type: the checked build decides
+
+
+def _simple(tp: Any) -> frozenset[type] | None:
+    """The exact types of the values a field of type ``tp`` takes as they are (``X | None``
+    of a simple ``X`` too); None when ``tp`` is not that simple."""
+    found = _SIMPLE.get(tp)
+    if found is not None:
+        return found
+    args = get_args(tp)
+    if get_origin(tp) in (Union, UnionType) and len(args) == 2 and type(None) in args:
+        (inner,) = (a for a in args if a is not type(None))
+        kinds = _SIMPLE.get(inner)
+        if kinds is not None:
+            return kinds | {type(None)}
+    return None
 
 
 def _join(where: str, name: str) -> str:

@@ -9,30 +9,35 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import io
 import json
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from dbbench.reports import formatting as fmt
-from dbbench.reports.analysis import COLUMNS, RunSummary
+from dbbench.reports.analysis import COLUMNS, RunSummary, StreamRow
 from dbbench.reports.chart import render_svg
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.formatting import plain
+from dbbench.reports.latency import Distribution
 from dbbench.reports.model import (
     REPORT_HTML_FILE,
     REPORT_MD_FILE,
     SUMMARY_FILE,
     BenchmarkResult,
+    RunResult,
 )
 from dbbench.reports.render_studies import study_sections, text_lines
 from dbbench.reports.safeio import write_text
 from dbbench.reports.summary import Report, build_report
+from dbbench.reports.telemetry import PhaseUsage, TelemetrySummary
 from dbbench.reports.templating import environment
 
 REPORT_SCHEMA = "dbbench-report"
@@ -65,13 +70,172 @@ def render_markdown(report: Report) -> str:
     return environment(markdown=True).get_template("report.md.j2").render(**_context(report))
 
 
+#: the statistics rows of a run's timing table: label and :class:`Stat` attribute
+_STAT_ROWS = (("Minimum", "minimum"), ("Maximum", "maximum"), ("Average", "average"))
+
+
+@dataclasses.dataclass(frozen=True)
+class TimingTable:
+    """A run's table of timing intervals as the HTML report shows it, its cells formatted
+    here (the template's expressions for each of its hundreds of cells were a third of the
+    time of rendering a report): per stream row, its cells' classes (``n``, or each cell's
+    when an interval failed: ``n fail``) and texts; per statistic, its label and texts; and
+    the table of the streams' spans, a row of texts per stream. The template prints them
+    (the ``cells`` and ``rows`` filters escape them)."""
+
+    rows: list[tuple[StreamRow, str | list[str], list[str]]]
+    stats: list[tuple[str, list[str]]]
+    spans: list[list[str]]
+
+
+def timing_table(run: RunSummary) -> TimingTable:
+    rows: list[tuple[StreamRow, str | list[str], list[str]]] = []
+    for row in run.rows:
+        failed = [c in row.cells and row.cells[c] is None for c in COLUMNS]
+        texts = [
+            "failed" if f else fmt.num1(row.cells.get(c))
+            for c, f in zip(COLUMNS, failed, strict=True)
+        ]
+        classes = ["n fail" if f else "n" for f in failed] if any(failed) else "n"
+        rows.append((row, classes, texts))
+    stats = [
+        (
+            label,
+            [fmt.num1(getattr(run.stats[c], attr) if c in run.stats else None) for c in COLUMNS],
+        )
+        for label, attr in _STAT_ROWS
+    ]
+    spans = [
+        [
+            str(row.stream),
+            str(row.seed) if row.seed is not None else "n/a",
+            fmt.when(row.start),
+            fmt.when(row.end),
+            fmt.duration(row.seconds),
+            fmt.when(row.rf_start),
+            fmt.when(row.rf_end),
+        ]
+        for row in run.rows
+    ]
+    return TimingTable(rows, stats, spans)
+
+
+def power_tables(
+    report: Report, measured: dict[int, dict[str, float]]
+) -> list[tuple[int, list[str], list[str]]]:
+    """The latency section's table of each run's power test: its number, each column's
+    reported interval and its measured one, formatted (``measured``: the measured seconds of
+    the runs that have a power test, :func:`reports.render_studies.measured_power`)."""
+    summaries = {run.number: run for run in reversed(report.runs)}  # the first of a number
+    return [
+        (
+            number,
+            [fmt.num1(summaries[number].power_times.get(c)) for c in COLUMNS],
+            [fmt.ms(times.get(c)) for c in COLUMNS],
+        )
+        for number, times in measured.items()
+    ]
+
+
+def latency_rows(lat: list[Distribution]) -> list[list[str]]:
+    """The latency table's rows: each distribution's column, n, times (min to max,
+    formatted) and failures, as text."""
+    return [
+        [
+            d.column,
+            str(d.n),
+            *[fmt.ms(v) for v in (d.minimum, d.p25, d.median, d.p75, d.p95, d.maximum)],
+            str(d.failed),
+        ]
+        for d in lat
+    ]
+
+
+@dataclasses.dataclass(frozen=True)
+class PhaseTables:
+    """The resource tables of the HTML report, their cells formatted (each phase with its
+    texts): the averages, per core (user / system / iowait), the engine's counters."""
+
+    phases: list[tuple[PhaseUsage, list[str]]]
+    cores: list[tuple[PhaseUsage, list[str]]]
+    counters: list[tuple[PhaseUsage, list[str]]]
+
+
+def phase_tables(tel: TelemetrySummary | None) -> PhaseTables:
+    phases = tel.phases if tel is not None else []
+    counters = tel.engine_counters if tel is not None else []
+    num1, num2 = fmt.num1, fmt.num2
+    return PhaseTables(
+        [
+            (
+                p,
+                [
+                    num1(p.end - p.start),
+                    num1(p.cpu_busy),
+                    num1(p.cpu_user),
+                    num1(p.cpu_system),
+                    num1(p.cpu_iowait),
+                    fmt.gib(p.mem_max),
+                    num2(p.read_mbps),
+                    num2(p.write_mbps),
+                    num1(p.read_iops),
+                    num1(p.write_iops),
+                    num2(p.net_mbps),
+                ],
+            )
+            for p in phases
+        ],
+        [(p, [f"{num1(u)} / {num1(s)} / {num1(w)}" for u, s, w in p.per_core]) for p in phases],
+        [(p, [num1(p.engine.get(k)) for k in counters]) for p in phases],
+    )
+
+
+def parameter_tables(result: BenchmarkResult) -> list[tuple[RunResult, list[tuple[str, str, Any]]]]:
+    """Each run that recorded its query parameters, with a row per stream and query: the
+    values joined as the template's ``join`` filter joins them."""
+    return [
+        (
+            run,
+            [
+                (stream, query, _joined(values))
+                for stream, queries in run.params.items()
+                for query, values in queries.items()
+            ],
+        )
+        for run in result.runs
+        if run.params
+    ]
+
+
+def _joined(values: list[str]) -> Any:
+    """``values | join(", ")`` of an autoescaping template: the items as text, or (when one
+    of them is markup) the others escaped and the result markup."""
+    if any(hasattr(v, "__html__") for v in values):
+        return Markup(", ").join(values)
+    return ", ".join(map(str, values))
+
+
+@functools.cache
+def _css() -> str:
+    """The report's style sheet (a template without a variable: rendered once)."""
+    return environment().get_template("report.css").render()
+
+
 def render_html(report: Report) -> str:
-    css = environment().get_template("report.css").render()
-    charts = {run.number: chart_svg(run) for run in report.runs}
+    context = _context(report)
     return (
         environment()
         .get_template("report.html.j2")
-        .render(css=css, charts=charts, **_context(report))
+        .render(
+            css=_css(),
+            charts={run.number: chart_svg(run) for run in report.runs},
+            timings={run.number: timing_table(run) for run in report.runs},
+            power_tables=power_tables(report, context["measured_power"]),
+            latency_rows=latency_rows(context["lat"]),
+            parameter_tables=parameter_tables(report.result),
+            phase_tables=phase_tables(context["tel"]),
+            **context,
+        )
     )
 
 

@@ -165,8 +165,119 @@ def _compile(schema: dict[str, Any], defs: dict[str, Check], quick: bool = True)
     return check
 
 
+#: the keywords a schema node may hold besides those checked (they say nothing of a value)
+_NOTES = frozenset({"description", "title", "$schema", "$id", "$defs"})
+_PLAIN = frozenset({str, bool, type(None), dict, list})
+
+
+@cache
+def _fits_all() -> Callable[[Any], bool]:
+    """The result schema compiled into Python source (once per process): True only for a
+    value :func:`_checker` finds nothing wrong with (False may also be said of a value that
+    fits, of a shape the source does not test quickly: :func:`check_result_data` asks the
+    full check then, which also names the field)."""
+    source = _FitsSource()
+    root = source.node(_schema(), "v")
+    source.lines += ["def fits(v):", f"    return {root}"]
+    exec(compile("\n".join(source.lines), "<result schema>", "exec"), source.ns)
+    fits: Callable[[Any], bool] = source.ns["fits"]
+    return fits
+
+
+class _FitsSource:
+    """The source of :func:`_fits_all`: an expression per schema node, a function per
+    object, array and ``$defs`` entry (no constant of the schema is written into the source:
+    names, keys and allowed values are in the namespace ``ns``)."""
+
+    def __init__(self) -> None:
+        self.ns: dict[str, Any] = {"_MISSING": object(), "_M": MAX_MAGNITUDE, "_PLAIN": _PLAIN}
+        self.lines: list[str] = []
+        self.defs: dict[str, str] = {}
+        self.count = 0
+
+    def const(self, value: Any) -> str:
+        name = f"_k{len(self.ns)}"
+        self.ns[name] = value
+        return name
+
+    def function(self, body: list[str]) -> str:
+        self.count += 1
+        name = f"_f{self.count}"
+        self.lines += [f"def {name}(v):", *("    " + line for line in body), ""]
+        return name
+
+    def node(self, schema: dict[str, Any], v: str) -> str:
+        """A boolean expression of the value ``v`` (a name): True only when it fits."""
+        keys = set(schema) - _NOTES
+        number = f"(type({v}) is float or type({v}) is int) and -_M <= {v} <= _M"
+        if not keys:  # anything, but a number must be plausible
+            return f"(type({v}) in _PLAIN or ({number}))"
+        if keys == {"$ref"}:
+            ref = schema["$ref"]
+            if not ref.startswith("#/$defs/"):
+                return "False"
+            name = ref.rsplit("/", 1)[1]
+            if name not in self.defs:
+                self.defs[name] = f"_d{len(self.defs)}"
+                test = self.node(_schema()["$defs"][name], "v")
+                self.lines += [f"def {self.defs[name]}(v):", f"    return {test}", ""]
+            return f"{self.defs[name]}({v})"
+        if keys == {"anyOf"}:
+            return "(" + " or ".join(self.node(o, v) for o in schema["anyOf"]) + ")"
+        if keys == {"const"} and type(schema["const"]) is str:
+            return f"(type({v}) is str and {v} == {self.const(schema['const'])})"
+        if keys == {"enum"} and all(type(n) is str for n in schema["enum"]):
+            return f"(type({v}) is str and {v} in {self.const(frozenset(schema['enum']))})"
+        kind = schema.get("type")
+        if kind in ("integer", "number") and keys <= {"type", "minimum", "maximum"}:
+            low, high = schema.get("minimum", -MAX_MAGNITUDE), schema.get("maximum", MAX_MAGNITUDE)
+            if type(low) not in (int, float) or type(high) not in (int, float):
+                return "False"
+            if kind == "integer":
+                test = f"type({v}) is int"
+            else:
+                test = f"(type({v}) is float or type({v}) is int)"
+            bounds = f"{self.const(low)} <= {v} <= {self.const(high)} and -_M <= {v} <= _M"
+            return f"({test} and {bounds})"
+        if keys == {"type"} and kind in _SCALAR_TESTS:
+            return "(" + _SCALAR_TESTS[kind].format(v=v) + ")"
+        if kind == "array" and keys == {"type", "items"}:
+            item = self.node(schema["items"], "x")
+            body = ["if type(v) is not list:", "    return False", "for x in v:"]
+            body += [f"    if not {item}:", "        return False", "return True"]
+            return f"{self.function(body)}({v})"
+        if kind == "object" and keys == {"type", "additionalProperties"}:
+            extra = schema["additionalProperties"]
+            if not isinstance(extra, dict):
+                return "False"
+            item = self.node(extra, "x")
+            body = ["if type(v) is not dict:", "    return False", "for x in v.values():"]
+            body += [f"    if not {item}:", "        return False", "return True"]
+            return f"{self.function(body)}({v})"
+        if kind == "object" and keys <= {"type", "properties", "required"}:
+            body = ["if type(v) is not dict:", "    return False"]
+            for key in schema.get("required", ()):
+                body += [f"if {self.const(key)} not in v:", "    return False"]
+            for key, sub in schema.get("properties", {}).items():
+                body += [f"x = v.get({self.const(key)}, _MISSING)"]
+                body += [f"if x is not _MISSING and not {self.node(sub, 'x')}:", "    return False"]
+            return f"{self.function([*body, 'return True'])}({v})"
+        return "False"  # a shape not tested quickly: the full check decides
+
+
+_SCALAR_TESTS = {
+    "integer": "type({v}) is int and -_M <= {v} <= _M",
+    "number": "(type({v}) is float or type({v}) is int) and -_M <= {v} <= _M",
+    "string": "type({v}) is str",
+    "boolean": "{v} is True or {v} is False",
+    "null": "{v} is None",
+}
+
+
 def check_result_data(data: Any, name: str) -> None:
     """Raise :class:`ReportsError` naming the first field that does not fit the schema."""
+    if _fits_all()(data):  # the quick test of a value that fits (most do)
+        return
     found = _checker()(data)
     if found is not None:
         where = "result" + "".join(reversed(found[0]))

@@ -254,7 +254,7 @@ def _build(
         digest = item.entry["hash"]
         if digest in seen:  # the same content twice: its pages show the first
             if item.page != seen[digest].page:
-                _put(site / "r" / f"{digest[:16]}.html", seen[digest].page.encode("utf-8"))
+                _replace(site / "r" / f"{digest[:16]}.html", seen[digest].page.encode("utf-8"))
             continue
         seen[digest] = item
         if item.study is not None:
@@ -341,17 +341,30 @@ def _write_pages(
         _put(site / "assets" / name, assets.joinpath(name).read_bytes())
 
 
-def _put(path: Path, data: bytes) -> None:
+def _put(path: Path, data: bytes, *, same_content: bool = False) -> None:
     """Write a new file of the site being built. The build directory is a fresh private one
     (``mkdtemp``) swapped in whole at the end, so a file is created exclusively, never
-    replaced, and not synced one by one (a site is derived data: rebuilt, not recovered)."""
+    replaced, and not synced one by one (a site is derived data: rebuilt, not recovered).
+    ``same_content``: a result's own file (named by its content hash), which another input of
+    the same content may have written already: that one stays."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags, 0o644)
+    except FileExistsError:
+        if same_content:
+            return
+        raise safeio.OutputError(f"cannot write {path}: it exists") from None
     except OSError as exc:
         raise safeio.OutputError(f"cannot write {path}: {exc.strerror}") from None
     with os.fdopen(fd, "wb") as f:
         f.write(data)
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Replace a file this build wrote (a result's page that a duplicate input wrote first)."""
+    fresh = path.with_name(path.name + ".new")
+    _put(fresh, data)
+    os.replace(fresh, path)
 
 
 @dataclass(frozen=True)
@@ -421,7 +434,7 @@ def _job(common: Common, job: Job) -> Done:
     runs = verdict.runs if verdict is not None else None
     report = _result_files(site, rid, item, runs, common.full, common.reuse.get(digest))
     done.page = _result_page(rid, row, report is not None, item)
-    _put(site / "r" / f"{rid}.html", done.page.encode("utf-8"))
+    _put(site / "r" / f"{rid}.html", done.page.encode("utf-8"), same_content=True)
     done.row = row
     if isinstance(item.result, O2CResult):
         title = f"o2c {item.result.engine.name} {item.result.engine.version} on {row['system']}"
@@ -480,13 +493,15 @@ def _result_files(
     raw = item.file.read_bytes() if item.file is not None else None
     if raw is None:
         raw = item.result.to_json().encode("utf-8") if hasattr(item.result, "to_json") else b""
-    _put(site / "r" / f"{rid}{_ext(item)}", raw)
+    _put(site / "r" / f"{rid}{_ext(item)}", raw, same_content=True)
     if not full or isinstance(item.result, PublishedResult):
         return None
     name = f"{rid}.report.html"
     if reuse is not None:  # the replaced site's file, linked (it is never written again)
         try:
             os.link(reuse, site / "r" / name, follow_symlinks=False)
+            return name
+        except FileExistsError:  # another input of the same content linked it
             return name
         except OSError:
             try:
@@ -497,7 +512,7 @@ def _result_files(
     report = _report_html(item, runs)
     if report is None:
         return None
-    _put(site / "r" / name, report.encode("utf-8"))
+    _put(site / "r" / name, report.encode("utf-8"), same_content=True)
     return name
 
 

@@ -154,6 +154,31 @@ def test_the_workers_build_equals_the_one_process_build(real_run: Path, tmp_path
     assert all(kept[k] == reports[k] for k in ("in/r0.json", "in/r1.json", "in/real.json"))
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_same_result_under_two_names_is_one_entry(
+    real_run: Path, tmp_path: Path, workers: int
+) -> None:
+    """Two inputs of the same content (a copy, and the same result formatted otherwise) are
+    one result of the site, shown as the first input; the build does not stop on them, and a
+    rebuild over that site (reports reused) neither."""
+    base = json.loads((real_run / "result.json").read_text())
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "a.json").write_text(json.dumps(base))
+    (inputs / "b.json").write_text(json.dumps(base))
+    (inputs / "c.json").write_text(json.dumps(base, indent=2))
+    out = tmp_path / "site"
+    for force in (False, True):  # the build, then a rebuild reusing its reports
+        outcome = build_site([inputs], out, force=force, workers=workers)
+        assert outcome.included == 1 and not outcome.failed and not outcome.refused
+        (entry,) = json.loads((out / "manifest.json").read_text())["results"]
+        assert entry["source"] == "in/a.json"
+        page = (out / "r" / f"{entry['id']}.html").read_text()
+        assert "in/a.json" in page and "in/b.json" not in page
+        assert (out / "r" / entry["report"]).is_file()
+        assert sorted(p.name for p in (out / "r").iterdir() if p.name.endswith(".new")) == []
+
+
 def test_a_result_nested_too_deeply_is_not_included(tmp_path: Path) -> None:
     """Nesting inside a free-form part (``config``) is refused beyond the model's depth limit
     (64 levels below the document) and accepted up to it."""
