@@ -36,7 +36,7 @@ from dbbench.reports.site import rows
 from dbbench.reports.site.collect import Found, Refused, candidates, read_candidate
 from dbbench.reports.site.studies import cost_sheets as _cost_sheets
 from dbbench.reports.site.studies import scaling_studies as _scaling
-from dbbench.reports.summary import build_report
+from dbbench.reports.summary import build_report, database_label
 from dbbench.reports.templating import environment
 from dbbench.reports.verify import MANIFEST_SCHEMA, Verdict, verify_loaded
 
@@ -437,8 +437,8 @@ def _job(common: Common, job: Job) -> Done:
     _put(site / "r" / f"{rid}.html", done.page.encode("utf-8"), same_content=True)
     done.row = row
     if isinstance(item.result, O2CResult):
-        title = f"o2c {item.result.engine.name} {item.result.engine.version} on {row['system']}"
-        done.study = rows.o2c_study(item.result, title.replace("  ", " "))
+        engine = database_label(item.result.engine.name, item.result.engine.version)
+        done.study = rows.o2c_study(item.result, f"o2c {engine} on {row['system']}")
         if done.study is not None:
             done.study["id"] = rid
     done.entry = {
