@@ -215,7 +215,9 @@ SEARCH = OptionGroup(
     (
         option("max_users", int | None, None, "--max-users", help="Never probe more."),
         option(
-            "max_probes", int, 12, "--max-probes", help="At most this many probes per search."
+            "max_probes", int, 12, "--max-probes",
+            help="At most this many user counts per search (with -w auto, a count's probes "
+            "with a wider pool come on top).",
         ),
         option(
             "confirm_steady", float, SD_WINDOW, "--confirm-steady",
