@@ -26,7 +26,7 @@ import math
 import os
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -737,10 +737,12 @@ def search_rule(
     :func:`next_probe`, each decided by :func:`pool_step` when ``room`` is given
     (``--work-processes auto``: the connections the servers still accept, asked once per
     count), else by its one probe. Later counts start from the pool kept at the last one.
-    Returns (and fills ``decided``, so a caller sees the counts decided before a probe
-    raised) each count's deciding trial."""
+    A pool that was no better than the one it widened at some count is not probed again at
+    a larger count (:func:`tried_in_vain`). Returns (and fills ``decided``, so a caller
+    sees the counts decided before a probe raised) each count's deciding trial."""
     decided = {} if decided is None else decided
     history: list[tuple[int, bool]] = []
+    in_vain: dict[int, int] = {}  # a pool -> the smallest count where it was no better
     w = pool
     while (n := next_probe(history, start, top, max_probes, resolution)) is not None:
         trials = [measure(n, w)]
@@ -749,13 +751,26 @@ def search_rule(
             limit = room()
             while True:
                 kept, wider = pool_step(trials, n, limit)
-                if wider is None:
+                if wider is None or tried_in_vain(in_vain, wider, n):
                     break
                 trials.append(measure(n, wider))
+            if trials[-1] is not kept:  # the last widening was no better
+                last = trials[-1].work_processes
+                in_vain[last] = min(n, in_vain.get(last, n))
             w = kept.work_processes
         decided[n] = kept
         history.append((n, kept.passed))
     return decided
+
+
+def tried_in_vain(in_vain: Mapping[int, int], pool: int, users: int) -> bool:
+    """Whether ``pool`` (or a narrower pool that was still wider than the one it widened)
+    was no better at ``users`` or fewer (``in_vain``: pool -> the smallest such count).
+    A wider pool that did not lower the RT there meets more load here: what holds the RT is
+    then the machine (the CPUs the driver and the server share), not the pool, and another
+    probe of it would cost a whole probe's minutes for nothing. Below that count it is
+    still tried: with less load the pool may be the limit."""
+    return any(p <= pool and m <= users for p, m in in_vain.items())
 
 
 def pool_step(trials: Sequence[Trial], users: int, room: int | None) -> tuple[Trial, int | None]:

@@ -110,3 +110,41 @@ def test_the_confirmation_runs_at_the_largest_count_the_search_passed() -> None:
     step_down(decided, lambda p: p.users < 4000, confirm, notes.append)
     assert confirmed == [4375, 3500]  # the largest failed its confirmation: one step down
     assert notes == ["confirmation failed: stepping down to 3,500 users"]
+
+
+class CpuBound:
+    """Two cores shared by the driver and the server (the PostgreSQL SF 1 search of
+    2026-11-28): the RT grows with the cube of the users, every probe is mostly
+    work-process wait, and W 8 is half as slow again as W 4 at any count."""
+
+    def __init__(self, scale: float) -> None:
+        self.scale = scale
+        self.probes: list[tuple[int, int | None]] = []
+
+    def __call__(self, users: int, pool: int | None) -> Trial:
+        self.probes.append((users, pool))
+        w = pool if pool is not None else 4
+        rt = (users / 12_800) ** 3 * self.scale * (1.0 if w <= 4 else 1.5)
+        return Trial(w, rt <= LIMIT, rt, pool_bound=True)
+
+
+def test_a_pool_no_better_at_a_count_is_not_probed_again_above_it() -> None:
+    """W 8 no better than W 4 at 6,400 users: every larger count is probed at W 4 only (the
+    old rule probed W 8 again at each, doubling a search of 8-minute probes)."""
+    system = CpuBound(0.44)
+    decided = search_rule(system, 6400, 40_000, pool=4, room=lambda: None)
+    assert system.probes == [
+        (6400, 4), (6400, 8), (12_800, 4), (25_600, 4), (19_200, 4), (16_000, 4),
+        (17_600, 4), (16_800, 4),
+    ]  # fmt: skip
+    assert max(n for n, t in decided.items() if t.passed) == 16_800
+    assert all(t.work_processes == 4 for t in decided.values())
+
+
+def test_a_pool_no_better_at_a_count_is_still_tried_below_it() -> None:
+    """W 8 no better at 12,800 users (a fail): the bisection's 6,400 tries W 8 again (with
+    less load the pool may be the limit), and nothing above 6,400 does."""
+    system = CpuBound(1.2)
+    search_rule(system, 12_800, 40_000, pool=4, room=lambda: None)
+    assert system.probes[:5] == [(12_800, 4), (12_800, 8), (6400, 4), (6400, 8), (9600, 4)]
+    assert all(pool == 4 for _, pool in system.probes[4:]), system.probes
