@@ -84,7 +84,7 @@ def summary_rows(result: O2CResult, probe: ProbeSummary) -> list[tuple[str, str]
             f"{probe.work_processes} ({_s(probe.pool_utilisation * 100, 0)} % busy in the window)",
         ),
         *(
-            [("Work processes chosen (auto)", str(result.config.get("work_processes_chosen")))]
+            [("Work processes chosen (auto)", _chosen(result.config))]
             if result.config.get("work_processes") == "auto"
             else []
         ),
@@ -534,3 +534,11 @@ def render_o2c_html(result: O2CResult) -> str:
         + "\n".join(str(b) for b in body)
         + "\n</body></html>\n"
     )
+
+
+def _chosen(config: dict[str, Any]) -> str:
+    """The W an ``auto`` search chose (written at its end: a stopped search chose none)."""
+    if "work_processes_chosen" not in config:
+        return "none: the search was stopped before its end"
+    pool = config["work_processes_chosen"]
+    return "none: no user count passed" if pool is None else str(pool)

@@ -286,6 +286,8 @@ def search_with_confirmation(
         "servers": servers,
         "server_cpu": server_cpu_scope(engine, url),
     }
+    if limits.auto_work_processes:  # said from the first write: a stopped search shows it too
+        settings["work_processes"] = "auto"
     done: list[O2CProbe] = []
     seen: list[EngineInfo] = []  # the engine's disclosure as last read
 
@@ -349,18 +351,23 @@ def search_with_confirmation(
                 first_failed = found
         return first_failed or found  # any failed run rules the count out
 
-    with shown.shown():
-        found = search(
-            engine, prepared, config, judge.passes, max_users=limits.max_users,
-            max_probes=limits.max_probes, on_probe=after, progress=shown,
-            before_probe=before, journal=journal, url=url, nodes=nodes,
-            pool_bound=judge.pool_bound if limits.auto_work_processes else None,
-        )  # fmt: skip
-        decided.update(found.decided)
-        if limits.confirm_steady > 0 and not any(stopped(p) for p in found.probes):
-            step_down(decided, judge.passes, confirm, shown.note)
+    try:
+        with shown.shown():
+            found = search(
+                engine, prepared, config, judge.passes, max_users=limits.max_users,
+                max_probes=limits.max_probes, on_probe=after, progress=shown,
+                before_probe=before, journal=journal, url=url, nodes=nodes,
+                pool_bound=judge.pool_bound if limits.auto_work_processes else None,
+            )  # fmt: skip
+            decided.update(found.decided)
+            if limits.confirm_steady > 0 and not any(stopped(p) for p in found.probes):
+                step_down(decided, judge.passes, confirm, shown.note)
+    except KeyboardInterrupt:
+        if done and not interrupted(done[-1]):  # between probes: no probe says so, the file does
+            info = seen[0] if seen else None
+            within(STOP_WRITE_SECONDS, lambda: _stopped_between(build(done, info), path))
+        raise
     if limits.auto_work_processes:
-        settings["work_processes"] = "auto"
         best = judge.best(build(done))
         chosen = None if best is None else chosen_pool(done[best], decided)
         settings["work_processes_chosen"] = chosen
@@ -368,6 +375,16 @@ def search_with_confirmation(
     result = keep(done)
     journal.unlink(missing_ok=True)
     return result
+
+
+def _stopped_between(result: O2CResult, path: Path) -> None:
+    """Write ``result`` of a search stopped between two probes, saying so (the probes it
+    holds are complete; the search, its confirmation and the W it chose are not)."""
+    result.errors.append(
+        f"{INTERRUPTED} between probes: the search stopped after {len(result.probes)} probe(s), "
+        "before its end (no confirmation, no W chosen)"
+    )
+    result.write(path)
 
 
 def chosen_pool(best: O2CProbe, decided: Mapping[int, Trial]) -> int:

@@ -4,13 +4,16 @@ whose RT is worse decides nothing: the count keeps the narrower pool and its ver
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 from dbbench.drivers.o2c.simulator import Trial, pool_step, search_rule
 from dbbench.drivers.o2c.study import chosen_pool, step_down
 from dbbench.reports.model import O2CProbe
 
 LIMIT = 1.0  # the RT limit, seconds
+GOLDEN = Path(__file__).resolve().parents[1] / "reports" / "golden" / "families"
 
 
 def test_a_worse_wider_pool_keeps_the_narrower_pool_and_its_pass() -> None:
@@ -148,3 +151,30 @@ def test_a_pool_no_better_at_a_count_is_still_tried_below_it() -> None:
     search_rule(system, 12_800, 40_000, pool=4, room=lambda: None)
     assert system.probes[:5] == [(12_800, 4), (12_800, 8), (6400, 4), (6400, 8), (9600, 4)]
     assert all(pool == 4 for _, pool in system.probes[4:]), system.probes
+
+
+def test_a_search_stopped_between_probes_says_so_and_chose_no_w(tmp_path: Path) -> None:
+    """Ctrl-C after a probe ended and before the next began (2026-11-28: the file said
+    ``complete``, no interruption, and W ``None`` instead of ``auto``): the result written
+    says the search was interrupted, and its report that no W was chosen."""
+    from dbbench.drivers.o2c.study import _stopped_between
+    from dbbench.reports.model import O2CResult
+    from dbbench.reports.o2c_metrics import summarize_result
+    from dbbench.reports.o2c_render import summary_rows
+
+    data = json.loads((GOLDEN / "o2c-v2.json").read_text())
+    data["kind"] = "search"
+    data["config"] = {**data["config"], "work_processes": "auto"}
+    data["config"].pop("work_processes_chosen", None)
+    path = tmp_path / "search.json"
+    _stopped_between(O2CResult.from_dict(data), path)
+    result = O2CResult.read(path)
+    assert any(e.startswith("interrupted between probes") for e in result.errors), result.errors
+    best = summarize_result(result).best
+    assert best is not None
+    rows = dict(summary_rows(result, best))
+    assert rows["Work processes chosen (auto)"] == "none: the search was stopped before its end"
+    result.config["work_processes_chosen"] = None  # a search that ended with no count passed
+    assert dict(summary_rows(result, best))["Work processes chosen (auto)"] == (
+        "none: no user count passed"
+    )
