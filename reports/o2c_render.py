@@ -537,8 +537,9 @@ def render_o2c_html(result: O2CResult) -> str:
 
 
 def _chosen(config: dict[str, Any]) -> str:
-    """The W an ``auto`` search chose (written at its end: a stopped search chose none)."""
+    """The W an ``auto`` search chose (written at its end: a file written before, by a
+    search still running or stopped, holds none)."""
     if "work_processes_chosen" not in config:
-        return "none: the search was stopped before its end"
+        return "none: the search did not end (still running, or stopped)"
     pool = config["work_processes_chosen"]
     return "none: no user count passed" if pool is None else str(pool)

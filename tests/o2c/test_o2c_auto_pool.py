@@ -173,7 +173,9 @@ def test_a_search_stopped_between_probes_says_so_and_chose_no_w(tmp_path: Path) 
     best = summarize_result(result).best
     assert best is not None
     rows = dict(summary_rows(result, best))
-    assert rows["Work processes chosen (auto)"] == "none: the search was stopped before its end"
+    assert rows["Work processes chosen (auto)"] == (
+        "none: the search did not end (still running, or stopped)"
+    )
     result.config["work_processes_chosen"] = None  # a search that ended with no count passed
     assert dict(summary_rows(result, best))["Work processes chosen (auto)"] == (
         "none: no user count passed"
