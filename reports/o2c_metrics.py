@@ -52,11 +52,24 @@ MIX_SIGMAS = 3.0
 #: The steps that complete a business document: order (VA01), delivery (VL01N), goods
 #: issue (VL02N) and invoice (VF01).
 DOCUMENT_STEPS = (4, 6, 11, 15)
+#: The steadiness check: the average response time of the window's second half may exceed
+#: its first half's by at most this share of the average limit (or :data:`STEADY_RATIO`
+#: times it, whichever is larger); beyond, the load exceeds what the system sustains (its
+#: queues were still growing) and a longer window would show a higher average: the probe
+#: fails. Near a machine's limit a short probe otherwise passes on the queue's build-up
+#: alone (a 303-s probe passed at 0.441 s where 15 minutes of the same load gave 1.706 s).
+STEADY_RISE = 0.25
+STEADY_RATIO = 1.5
 #: Above this share of the response time, one part of it is named as the bottleneck.
 BOTTLENECK_SHARE = 0.5
 #: Above this share of the host's CPUs busy with neither the driver nor the server, the
 #: result warns that other work on the host may have disturbed it.
 HOST_OTHER_WARN = 0.10
+#: From this share of one CPU, the driver process (one Python process; its work processes
+#: are its threads) is named as what a work-process wait most likely waits for, when the
+#: database server's CPU was measured apart from it (an embedded engine's work is the
+#: driver's own CPU, so there it says nothing).
+DRIVER_CPU_BOUND = 0.8
 
 
 @dataclass(frozen=True)
@@ -217,6 +230,7 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
     w0, w1 = probe.window_start, measured_end(probe)
     window = max(w1 - w0, 1e-9)
     rts: list[float] = []
+    ends: list[float] = []
     waits: list[float] = []
     dbs: list[float] = []
     by_step: dict[int, list[float]] = {}
@@ -231,6 +245,7 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
         if step == 0 or not (w0 <= end <= w1):
             continue
         rts.append(rt)
+        ends.append(end)
         waits.append(s.wait[i])
         dbs.append(s.db[i])
         by_step.setdefault(step, []).append(rt)
@@ -248,6 +263,7 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
     else:
         reasons += _limit_reasons(limits, RtStats.of(rts), by_step)
         reasons += mix_reasons(counts)
+        reasons += steady_reasons(ends, rts, (w0 + w1) / 2, limits.avg)
     z = implied_think(probe.users, sph, avg) if n else math.nan
     warnings: list[str] = []
     if n and probe.think > 0 and abs(z - probe.think) > THINK_TOLERANCE * probe.think:
@@ -271,11 +287,20 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
         parts = {"work-process wait": pool_wait, "database": avg_db, "driver lag": lag}
         bottleneck = max(parts, key=lambda k: parts[k])
         if pool_wait > BOTTLENECK_SHARE * avg:
+            driver_cpus = _driver_cpus(probe, window)
             warnings.append(
                 f"the response time is mostly waiting for a work process: {pool_wait:.3f} "
                 f"of {avg:.3f} s with {probe.work_processes} work processes (the database "
-                f"took {avg_db:.3f} s): the pool, not the database, limits this figure; "
-                "raise --work-processes (or search with --work-processes auto)"
+                f"took {avg_db:.3f} s): "
+                + (
+                    "the pool, not the database, limits this figure; raise "
+                    "--work-processes (or search with --work-processes auto)"
+                    if driver_cpus is None
+                    else f"the driver process used {driver_cpus:.2f} of a CPU (its work "
+                    "processes are threads of one Python process), so they most likely "
+                    "waited for the driver's own CPU: the driver host, not the database, "
+                    "limits this figure, and a wider pool will not lower it"
+                )
             )
         elif lag > BOTTLENECK_SHARE * avg:
             warnings.append(
@@ -395,6 +420,37 @@ def mix_reasons(counts: dict[int, int]) -> list[str]:
         + (f" and {len(off) - 5} more" if len(off) > 5 else "")
         + " — the window is not whole loops of spread users"
     ]
+
+
+def steady_reasons(ends: list[float], rts: list[float], middle: float, limit: float) -> list[str]:
+    """Why the window was not steady (empty: it was): the average response time of the
+    steps completed after ``middle`` (the window's middle) rose above the first half's by
+    more than :data:`STEADY_RISE` of the average ``limit`` and more than
+    :data:`STEADY_RATIO` times. Below that the halves differ by chance (a checkpoint, a
+    busy second); above it the queues grew through the window, so its average understates
+    what the same load gives over a longer one."""
+    first = [rt for end, rt in zip(ends, rts, strict=True) if end < middle]
+    second = [rt for end, rt in zip(ends, rts, strict=True) if end >= middle]
+    if not first or not second:
+        return []
+    a, b = sum(first) / len(first), sum(second) / len(second)
+    if b - a <= STEADY_RISE * limit or b <= STEADY_RATIO * a:
+        return []
+    return [
+        f"not steady: the average response time rose from {a:.3f} s in the window's first "
+        f"half to {b:.3f} s in its second (tolerance {STEADY_RISE:.0%} of the {limit:g}-s "
+        "limit): the queues were still growing, the load is more than this system sustains"
+    ]
+
+
+def _driver_cpus(probe: O2CProbe, window: float) -> float | None:
+    """The driver process's CPUs used over the window, when at least
+    :data:`DRIVER_CPU_BOUND` of one and the server's CPU was measured apart (else None)."""
+    cpu = probe.driver_cpu_seconds
+    if cpu is None or probe.server_cpu_seconds is None or window <= 0:
+        return None
+    used = cpu / window
+    return used if used >= DRIVER_CPU_BOUND else None
 
 
 def _share(cpu_seconds: float | None, window: float, cpus: int | None) -> float | None:

@@ -5,6 +5,7 @@ summary computed from raw step measurements."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import pytest
 
@@ -239,3 +240,35 @@ def test_the_step_mix_check_allows_a_short_window_its_chance_deviations() -> Non
     assert mix_reasons(counts(360, 1.7))  # beyond chance there too
     (reason,) = mix_reasons(counts(15_000, 1.3))
     assert "step 1 8.7%" in reason
+
+
+def _rising(rt_at: Callable[[float], float]) -> O2CProbe:
+    """:func:`_probe` at 0.1 s, each step then waiting for a work process so that its
+    response time is ``rt_at(due)``: a load whose queues grow (or not) through the window."""
+    probe = _probe(0.1)
+    s = probe.steps
+    for i, due in enumerate(s.due):
+        s.wait[i] = max(0.0, rt_at(due) - s.db[i])
+    return probe
+
+
+def test_a_window_whose_queues_were_still_growing_is_not_steady() -> None:
+    """The response time rising from 0.05 s to 0.85 s across the window averages 0.45 s,
+    under the 1-s limit, but the second half's 0.65 s is 0.4 s above the first half's
+    0.25 s: the load is beyond what the system sustains and the probe fails, saying so.
+    A flat 0.8 s passes, and so does a bump from 0.01 s to 0.2 s (within 25 % of the limit:
+    chance, a checkpoint), or a rise judged against a 2-s limit."""
+    from dbbench.reports.o2c_metrics import summarize
+
+    def rising(t: float) -> float:
+        return 0.05 + 0.8 * min(1.0, max(0.0, (t - 10.0) / 100.0))
+
+    s = summarize(_rising(rising), 1.0)
+    assert s.avg_rt == pytest.approx(0.45, abs=0.03)
+    assert not s.passed
+    (reason,) = s.reasons
+    assert reason.startswith("not steady: the average response time rose from 0.2")
+    assert "to 0.6" in reason and "tolerance 25% of the 1-s limit" in reason
+    assert summarize(_rising(rising), 2.0).passed
+    assert summarize(_rising(lambda t: 0.8), 1.0).passed
+    assert summarize(_rising(lambda t: 0.01 if t < 60 else 0.2), 1.0).passed
