@@ -62,6 +62,11 @@ STEADY_RISE = 0.25
 STEADY_RATIO = 1.5
 #: Above this share of the response time, one part of it is named as the bottleneck.
 BOTTLENECK_SHARE = 0.5
+#: ``--work-processes auto`` widens the pool of a probe whose RT is mostly work-process
+#: wait only when the probe failed or its average RT is at least this share of the average
+#: limit: a wait of milliseconds under a 1-s limit decides no verdict, and a wider pool
+#: there costs a whole probe (8 minutes at SD's think time) for nothing.
+POOL_MATTERS = 0.1
 #: Above this share of the host's CPUs busy with neither the driver nor the server, the
 #: result warns that other work on the host may have disturbed it.
 HOST_OTHER_WARN = 0.10
@@ -420,6 +425,13 @@ def mix_reasons(counts: dict[int, int]) -> list[str]:
         + (f" and {len(off) - 5} more" if len(off) > 5 else "")
         + " — the window is not whole loops of spread users"
     ]
+
+
+def pool_bound(s: ProbeSummary) -> bool:
+    """Whether a wider pool may change this probe's verdict: its RT is mostly work-process
+    wait, and it failed or its average RT is at least :data:`POOL_MATTERS` of the limit."""
+    mostly_wait = s.bottleneck == "work-process wait" and s.rt_pool_wait > s.avg_rt / 2
+    return mostly_wait and (not s.passed or s.avg_rt >= POOL_MATTERS * s.rt_limit)
 
 
 def steady_reasons(ends: list[float], rts: list[float], middle: float, limit: float) -> list[str]:

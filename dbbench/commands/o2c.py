@@ -39,6 +39,7 @@ from dbbench.reports.o2c_metrics import (
     RATING_NAME,
     TRANSACTION_STEPS,
     Limits,
+    pool_bound,
     summarize,
     summarize_result,
 )
@@ -304,7 +305,7 @@ class CliJudge:
 
     def pool_bound(self, probe: O2CProbe) -> tuple[float, bool]:
         s = summarize(probe, self.limits)
-        return s.avg_rt, s.bottleneck == "work-process wait" and s.rt_pool_wait > s.avg_rt / 2
+        return s.avg_rt, pool_bound(s)
 
     def scaled(self, probe: O2CProbe) -> str:
         s = summarize(probe, self.limits)

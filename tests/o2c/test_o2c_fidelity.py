@@ -218,7 +218,9 @@ def test_a_search_probe_window_holds_all_15_steps(tpch_url: str, tmp_path: Path)
 def test_search_auto_widens_the_pool_while_it_holds_the_rt(tpch_url: str, tmp_path: Path) -> None:
     """``--work-processes auto`` from one work process: 30 users with a 20-ms think time
     wait for it, so the search probes the same count again with twice the pool while the
-    pool holds the response time and the RT improves; it records the pool it chose."""
+    pool holds the response time and the RT improves; it records the pool it chose. (The
+    limit is 20 ms, for steps of about a millisecond: a pool is widened only where its wait
+    can change a verdict, from a tenth of the limit.)"""
     engine = open_engine(tpch_url)
     try:
         setup.prepare(engine, seed=4, users=30)
@@ -226,12 +228,12 @@ def test_search_auto_widens_the_pool_while_it_holds_the_rt(tpch_url: str, tmp_pa
         engine.close()
     cfg = RunConfig(users=30, think=0.02, work_processes=1, expected_rt=0.02)
     limits = SearchLimits(
-        5.0, max_users=30, max_probes=1, confirm_steady=0, auto_work_processes=True
+        0.1, max_users=30, max_probes=1, confirm_steady=0, auto_work_processes=True
     )
-    judge = CliJudge(Limits(5.0))
+    judge = CliJudge(Limits(0.02))
     with open_run([tpch_url], must_exist=True) as scope:
         result = search_with_confirmation(
-            scope, cfg, limits, judge, display(5.0, io.StringIO()), tmp_path / "s.json"
+            scope, cfg, limits, judge, display(0.02, io.StringIO()), tmp_path / "s.json"
         )
     probes = result.probes
     pools = [p.work_processes for p in probes]
@@ -424,3 +426,18 @@ def test_a_wait_for_the_drivers_own_cpu_is_named(
     (said,) = [w for w in summarize(probe, 1.0).warnings if "waiting for a work process" in w]
     assert ("the driver process used 0.85 of a CPU" in said) == named
     assert ("raise --work-processes" in said) != named
+
+
+@pytest.mark.parametrize(
+    ("rt", "limit", "widened"), [(0.009, 1.0, False), (0.25, 1.0, True), (0.009, 0.005, True)]
+)
+def test_a_pool_is_widened_only_where_its_wait_can_change_a_verdict(
+    rt: float, limit: float, widened: bool
+) -> None:
+    """A probe whose RT is 90 % work-process wait: at 0.009 s under a 1-s limit (the 6,400
+    users of the PostgreSQL SF 1 search of 2026-11-29) a wider pool cannot change its
+    verdict and is not probed; at 0.25 s, or failing, it is."""
+    from dbbench.reports.o2c_metrics import pool_bound
+
+    assert pool_bound(summarize(_loop_probe(rt=rt, wait_share=0.9), limit)) == widened
+    assert not pool_bound(summarize(_loop_probe(rt=rt, wait_share=0.1), limit))
