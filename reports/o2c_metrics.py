@@ -588,18 +588,19 @@ class Repeats:
 
 
 def repeats(probes: list[ProbeSummary]) -> list[Repeats]:
-    """Per user count run more than once (``run --repeat``, a search's repeated
-    confirmation): the mean and 95 % confidence interval of steps/h and the RT."""
-    by_users: dict[tuple[int, str], list[ProbeSummary]] = {}
+    """Per user count run more than once with the same pool (``run --repeat``, a search's
+    repeated confirmation): the mean and 95 % confidence interval of steps/h and the RT.
+    Probes of one count with different pools (``--work-processes auto``) are not repeats."""
+    by_users: dict[tuple[int, str, int], list[ProbeSummary]] = {}
     for p in probes:
-        by_users.setdefault((p.users, p.role), []).append(p)
+        by_users.setdefault((p.users, p.role, p.work_processes), []).append(p)
     return [
         Repeats(
             users,
             Interval.of([p.steps_per_hour for p in group]),
             Interval.of([p.avg_rt for p in group]),
         )
-        for (users, _), group in sorted(by_users.items())
+        for (users, _, _), group in sorted(by_users.items())
         if len(group) > 1
     ]
 
