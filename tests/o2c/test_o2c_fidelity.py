@@ -418,14 +418,14 @@ def test_chart_axes_have_round_ticks_and_labels_inside() -> None:
 
 @pytest.mark.parametrize(
     ("driver_cpu", "server_cpu", "named"),
-    [(85.0, 30.0, True), (50.0, 30.0, False), (85.0, None, False)],
+    [(85.0, 30.0, True), (60.0, 30.0, False), (85.0, None, False)],
 )
 def test_a_wait_for_the_drivers_own_cpu_is_named(
     driver_cpu: float, server_cpu: float | None, named: bool
 ) -> None:
     """Mostly work-process wait while the driver process used 0.85 of a CPU over the 100-s
     window and the server's CPU was measured apart: the wait is named as most likely the
-    driver's own CPU, and a wider pool is not advised. At 0.5 of a CPU, or with an embedded
+    driver's own CPU, and a wider pool is not advised. At 0.6 of a CPU, or with an embedded
     engine (no server CPU measured: its work is the driver's), the pool is named."""
     probe = _loop_probe(wait_share=0.9)
     probe.driver_cpu_seconds, probe.server_cpu_seconds, probe.host_cpus = driver_cpu, server_cpu, 2
