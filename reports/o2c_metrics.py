@@ -52,10 +52,10 @@ MIX_SIGMAS = 3.0
 #: The steps that complete a business document: order (VA01), delivery (VL01N), goods
 #: issue (VL02N) and invoice (VF01).
 DOCUMENT_STEPS = (4, 6, 11, 15)
-#: The steadiness check: the average response time of the window's second half may exceed
-#: its first half's by at most this share of the average limit (or :data:`STEADY_RATIO`
-#: times it, whichever is larger); beyond, the load exceeds what the system sustains (its
-#: queues were still growing) and a longer window would show a higher average: the probe
+#: The steadiness check: the probe fails when the average response time of the window's
+#: second half exceeds its first half's both by more than this share of the average limit
+#: and by more than :data:`STEADY_RATIO` times: the load exceeds what the system sustains
+#: (its queues were still growing) and a longer window would show a higher average, so it
 #: fails rather than pass on a window too short to show where its queues were heading.
 STEADY_RISE = 0.25
 STEADY_RATIO = 1.5
@@ -72,9 +72,8 @@ HOST_OTHER_WARN = 0.10
 #: From this share of one CPU, the driver process (one Python process; its work processes
 #: are its threads, and the GIL holds it near one CPU: 0.73 to 0.81 of a CPU in every
 #: saturated window of the PostgreSQL SF 1 search of 2026-11-29) is named as what a
-#: work-process wait most likely waits for, when the
-#: database server's CPU was measured apart from it (an embedded engine's work is the
-#: driver's own CPU, so there it says nothing).
+#: work-process wait most likely waits for, when the database server's CPU was measured
+#: apart from it (an embedded engine's work is the driver's own CPU: there it says nothing).
 DRIVER_CPU_BOUND = 0.7
 
 
