@@ -210,6 +210,10 @@ class ProbeSummary:
     rt_pool_wait: float = math.nan
     rt_driver_lag: float = math.nan
     bottleneck: str = ""  # "work-process wait", "database" or "driver lag"
+    #: the driver process's CPUs over the window, when the RT is mostly work-process wait
+    #: and the driver used at least :data:`DRIVER_CPU_BOUND` of a CPU (with the server's CPU
+    #: measured apart): the wait was most likely for the driver's own CPU (else None)
+    driver_cpu_bound: float | None = None
     #: the host's CPU busy with neither the driver nor the (measured) server, as a share
     #: of all host CPUs in the window (None: not measured)
     host_other_busy: float | None = None
@@ -288,24 +292,33 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
     lag = probe.driver_lag_p50 or 0.0
     pool_wait = max(0.0, avg_wait - lag) if n else math.nan
     bottleneck = ""
+    driver_cpus: float | None = None
     if n and avg > 0:
         parts = {"work-process wait": pool_wait, "database": avg_db, "driver lag": lag}
         bottleneck = max(parts, key=lambda k: parts[k])
         if pool_wait > BOTTLENECK_SHARE * avg:
             driver_cpus = _driver_cpus(probe, window)
-            warnings.append(
-                f"the response time is mostly waiting for a work process: {pool_wait:.3f} "
-                f"of {avg:.3f} s with {probe.work_processes} work processes (the database "
-                f"took {avg_db:.3f} s): "
-                + (
-                    "the pool, not the database, limits this figure; raise "
-                    "--work-processes (or search with --work-processes auto)"
-                    if driver_cpus is None
-                    else f"the driver process used {driver_cpus:.2f} of a CPU (its work "
+            if driver_cpus is not None:
+                advice = (
+                    f"the driver process used {driver_cpus:.2f} of a CPU (its work "
                     "processes are threads of one Python process), so they most likely "
                     "waited for the driver's own CPU: the driver host, not the database, "
                     "limits this figure, and a wider pool will not lower it"
                 )
+            elif not reasons and avg < POOL_MATTERS * rt_limit:
+                advice = (
+                    f"a wider pool could lower it, but not change this verdict: the RT is "
+                    f"under {POOL_MATTERS:.0%} of the {rt_limit:g}-s limit"
+                )
+            else:
+                advice = (
+                    "the pool, not the database, limits this figure; raise "
+                    "--work-processes (or search with --work-processes auto)"
+                )
+            warnings.append(
+                f"the response time is mostly waiting for a work process: {pool_wait:.3f} "
+                f"of {avg:.3f} s with {probe.work_processes} work processes (the database "
+                f"took {avg_db:.3f} s): {advice}"
             )
         elif lag > BOTTLENECK_SHARE * avg:
             warnings.append(
@@ -374,6 +387,7 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
         rt_pool_wait=pool_wait,
         rt_driver_lag=lag if n else math.nan,
         bottleneck=bottleneck,
+        driver_cpu_bound=driver_cpus,
         host_other_busy=other,
     )
 

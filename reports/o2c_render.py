@@ -101,7 +101,7 @@ def summary_rows(result: O2CResult, probe: ProbeSummary) -> list[tuple[str, str]
         ("  of which wait for a work process", f"{_s(probe.rt_pool_wait)} s"),
         ("  of which database", f"{_s(probe.avg_db)} s"),
         ("  of which driver lag (median)", f"{_s(probe.rt_driver_lag)} s"),
-        ("Bottleneck (largest part of the RT)", probe.bottleneck or "-"),
+        ("Bottleneck (largest part of the RT)", bottleneck_text(probe)),
         ("Step mix in the window (steps 1..15, nominal 6.7 % each)", mix_text(probe)),
         ("Dialog steps / hour", _n(probe.steps_per_hour)),
         ("Fully processed line items / hour", _n(probe.line_items_per_hour)),
@@ -146,6 +146,19 @@ def summary_rows(result: O2CResult, probe: ProbeSummary) -> list[tuple[str, str]
             )
         )
     return rows
+
+
+def bottleneck_text(probe: ProbeSummary) -> str:
+    """The largest part of the RT, and what stood behind a work-process wait the driver's
+    CPU most likely caused."""
+    if not probe.bottleneck:
+        return "-"
+    if probe.driver_cpu_bound is None:
+        return probe.bottleneck
+    return (
+        f"{probe.bottleneck}, behind the driver's CPU ({probe.driver_cpu_bound:.2f} of a CPU "
+        "used): a wider pool will not lower it"
+    )
 
 
 def mix_text(probe: ProbeSummary) -> str:
@@ -425,6 +438,7 @@ def _json(
             "rt_database": p.avg_db,
             "rt_driver_lag": p.rt_driver_lag,
             "bottleneck": p.bottleneck,
+            "driver_cpu_bound": p.driver_cpu_bound,
             "window_seconds": p.window_seconds,
             "sd_like": p.sd_like,
             "step_mix": {str(k): v for k, v in p.step_mix.items()},

@@ -436,9 +436,33 @@ def test_a_wait_for_the_drivers_own_cpu_is_named(
     engine (no server CPU measured: its work is the driver's), the pool is named."""
     probe = _loop_probe(wait_share=0.9)
     probe.driver_cpu_seconds, probe.server_cpu_seconds, probe.host_cpus = driver_cpu, server_cpu, 2
-    (said,) = [w for w in summarize(probe, 1.0).warnings if "waiting for a work process" in w]
+    s = summarize(probe, 1.0)
+    (said,) = [w for w in s.warnings if "waiting for a work process" in w]
     assert ("the driver process used 0.85 of a CPU" in said) == named
     assert ("raise --work-processes" in said) != named
+    # the report's bottleneck row says what stood behind the wait
+    assert s.driver_cpu_bound == (pytest.approx(0.85) if named else None)
+    (row,) = [r for r in render_o2c(_result(probe), "text").splitlines() if "Bottleneck" in r]
+    assert row.endswith(
+        "work-process wait, behind the driver's CPU (0.85 of a CPU used): a wider pool will "
+        "not lower it"
+        if named
+        else "work-process wait"
+    ), row
+
+
+@pytest.mark.parametrize(("limit", "advised"), [(1.0, True), (3.0, False)])
+def test_a_pool_wait_that_cannot_change_the_verdict_is_not_advised_away(
+    limit: float, advised: bool
+) -> None:
+    """A passing probe whose 0.25-s RT is 90 % work-process wait: against a 1-s limit a wider
+    pool is advised; against a 3-s one the RT is under a tenth of the limit, so the warning
+    says a wider pool would not change the verdict instead."""
+    s = summarize(_loop_probe(wait_share=0.9), limit)
+    assert s.passed, s.reasons
+    (said,) = [w for w in s.warnings if "waiting for a work process" in w]
+    assert ("raise --work-processes" in said) == advised, said
+    assert ("not change this verdict: the RT is under 10% of the 3-s limit" in said) != advised
 
 
 @pytest.mark.parametrize(
