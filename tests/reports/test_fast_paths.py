@@ -7,6 +7,7 @@ own escaping; the cached number format against the uncached one."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import random
 from dataclasses import fields, is_dataclass
@@ -113,6 +114,25 @@ def test_the_compiled_builder_reads_as_the_checked_build() -> None:
         else:
             assert expected[1:] == found[1:], n
     assert quick > 40  # the quick way was taken
+
+
+def test_a_result_is_written_as_asdict_gives_it() -> None:
+    """``model.plain`` (what a result's ``to_dict`` uses: an o2c probe's step columns copied
+    as whole lists) gives what ``dataclasses.asdict`` gives, types included, for every
+    family's golden results; the copy shares no list with the result."""
+    for cls, data in _documents():
+        result = cls.from_parsed(data)
+        written = result.to_dict()
+        expected = dataclasses.asdict(result)
+        if "status" in written and written["status"] != expected["status"]:
+            expected["status"] = written["status"]  # a family's status is its parts'
+        _same(written, expected, cls.__name__)
+        for probe, probe_dict in zip(
+            getattr(result, "probes", []), written.get("probes", []), strict=True
+        ):
+            assert probe.steps.due, cls.__name__  # the goldens have steps
+            probe_dict["steps"]["due"].append(-1.0)
+            assert probe.steps.due[-1] != -1.0
 
 
 def test_a_document_the_builder_takes_fits_the_schema_and_is_not_too_deep() -> None:
