@@ -30,6 +30,12 @@ def best_of(repeat: int, contenders: dict[str, Callable[[], Timings]]) -> dict[s
     return best
 
 
+def spread(label: str, best: Timings) -> float:
+    """How far a contender's slowest total was above its fastest, in percent."""
+    totals = TOTALS.get(label, [best["total"]])
+    return (max(totals) - min(totals)) / min(totals) * 100
+
+
 def print_ratio(sf: float, repeat: int, best: dict[str, Timings], target: float) -> None:
     """The report both load benchmarks print; the ratio is dbbench's total over the peer's."""
     print(
@@ -37,9 +43,7 @@ def print_ratio(sf: float, repeat: int, best: dict[str, Timings], target: float)
     )
     for label, got in best.items():
         parts = ", ".join(f"{k} {v:.2f} s" for k, v in got.items())
-        totals = TOTALS.get(label, [got["total"]])
-        spread = (max(totals) - min(totals)) / min(totals) * 100
-        print(f"  {label:8} {parts} (spread {spread:.0f} %)")
+        print(f"  {label:8} {parts} (spread {spread(label, got):.0f} %)")
     ratio = best["dbbench"]["total"] / best["peer"]["total"]
     print(f"  dbbench / peer = {ratio:.2f} (target <= {target:.2f})")
 

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _sidebyside import TOTALS, Timings, best_of
+from _sidebyside import Timings, best_of, spread
 
 from dbbench.reports.model import EngineInfo, O2CProbe, O2CResult, O2CSteps, SystemInfo
 from dbbench.reports.o2c_metrics import summarize
@@ -86,9 +86,7 @@ def main() -> int:
         summary = time.perf_counter() - begin
     print(f"{os.cpu_count()} CPUs, best of {args.repeat}, load average {os.getloadavg()[0]:.1f}")
     for label, got in best.items():
-        totals = TOTALS[label]
-        spread = (max(totals) - min(totals)) / min(totals) * 100
-        print(f"  write {label:8} {got['total']:.2f} s (spread {spread:.0f} %)")
+        print(f"  write {label:8} {got['total']:.2f} s (spread {spread(label, got):.0f} %)")
     print(f"  dbbench / peer = {best['dbbench']['total'] / best['peer']['total']:.2f}")
     print(
         f"  file {size / 1e6:.0f} MB ({size / args.steps:.0f} bytes a step); read {read:.2f} s, "

@@ -305,7 +305,7 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
                     "waited for the driver's own CPU: the driver host, not the database, "
                     "limits this figure, and a wider pool will not lower it"
                 )
-            elif not reasons and avg < POOL_MATTERS * rt_limit:
+            elif not _verdict_may_change(not reasons, avg, rt_limit):
                 advice = (
                     f"a wider pool could lower it, but not change this verdict: the RT is "
                     f"under {POOL_MATTERS:.0%} of the {rt_limit:g}-s limit"
@@ -445,7 +445,13 @@ def pool_bound(s: ProbeSummary) -> bool:
     """Whether a wider pool may change this probe's verdict: its RT is mostly work-process
     wait, and it failed or its average RT is at least :data:`POOL_MATTERS` of the limit."""
     mostly_wait = s.bottleneck == "work-process wait" and s.rt_pool_wait > s.avg_rt / 2
-    return mostly_wait and (not s.passed or s.avg_rt >= POOL_MATTERS * s.rt_limit)
+    return mostly_wait and _verdict_may_change(s.passed, s.avg_rt, s.rt_limit)
+
+
+def _verdict_may_change(passed: bool, avg_rt: float, limit: float) -> bool:
+    """Whether a lower work-process wait may change a probe's verdict: it failed, or its
+    average RT is at least :data:`POOL_MATTERS` of the limit."""
+    return not passed or avg_rt >= POOL_MATTERS * limit
 
 
 def steady_reasons(ends: list[float], rts: list[float], middle: float, limit: float) -> list[str]:
