@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from dbbench.reports import escape
+from dbbench.reports import renderers as output_formats
+from dbbench.reports.document import Document
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.model import ResultEnvelope, read_json
 
@@ -76,6 +78,10 @@ class Family:
     read: Reader | None = None  # None: the model's own reader of the parsed file
     #: HammerDB's artifact of a result of this family (``dbbench hammerdb export``), if any
     export: Callable[..., Any] | None = None
+    #: the result's report as a format-neutral document: every format of
+    #: :mod:`reports.renderers` renders it (a format in ``renderers`` is rendered by that
+    #: renderer instead; it shows the document's warnings and verdicts too)
+    document: Callable[[Any, RenderOptions], Document] | None = None
 
     @property
     def name(self) -> str:
@@ -97,12 +103,22 @@ class Family:
             return self.read(path, data)
         return self.model.from_parsed(data), None
 
+    def formats(self) -> tuple[str, ...]:
+        """The formats a result of this family comes as."""
+        if self.document is None:
+            return tuple(self.renderers)
+        return tuple(dict.fromkeys([*output_formats.formats(), *self.renderers]))
+
     def render(self, result: Any, fmt: str, options: RenderOptions | None = None) -> str:
-        if fmt not in self.renderers:
-            choices = ", ".join(self.renderers)
+        if fmt not in self.formats():
+            choices = ", ".join(self.formats())
             raise ReportsError(f"a {self.title} comes as {choices}, not {fmt!r}")
         options = options or RenderOptions()
-        text = self.renderers[fmt](result, options)
+        if fmt in self.renderers:
+            text = self.renderers[fmt](result, options)
+        else:
+            assert self.document is not None
+            text = output_formats.render(self.document(result, options), fmt)
         if fmt == "text" and not options.color:
             text = escape.terminal(text, keep_newlines=True)
         return text
@@ -209,7 +225,7 @@ def report_formats() -> tuple[str, ...]:
     """Every format some family renders (a file's own family may offer fewer)."""
     seen: dict[str, None] = {}
     for family in families().values():
-        seen.update(dict.fromkeys(family.renderers))
+        seen.update(dict.fromkeys(family.formats()))
     return tuple(seen)
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from dbbench.reports.document import Document
 from dbbench.reports.families import CompareContext, Family, RenderOptions
 from dbbench.reports.hammerdb_compare import render_section
+from dbbench.reports.hammerdb_document import hammerdb_document
 from dbbench.reports.hammerdb_render import FORMATS, render
 from dbbench.reports.model import SCHEMA_NAME, BenchmarkResult, HammerDBResult
 
@@ -16,6 +18,10 @@ def _renderer(fmt: str) -> Any:
         return render(result, fmt)
 
     return rendered
+
+
+def document(result: HammerDBResult, options: RenderOptions) -> Document:
+    return hammerdb_document(result)
 
 
 def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareContext) -> str:
@@ -30,5 +36,6 @@ def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareCont
 FAMILY = Family(
     model=HammerDBResult,
     renderers={fmt: _renderer(fmt) for fmt in FORMATS},
+    document=document,
     compare_section=compare_section,
 )

@@ -8,9 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from dbbench.reports.document import Document
 from dbbench.reports.families import CompareContext, Family, RenderOptions
+from dbbench.reports.mixed_document import mixed_document
 from dbbench.reports.mixed_model import MixedResult
-from dbbench.reports.mixed_render import MIXED_FORMATS, render_compare, render_mixed
+from dbbench.reports.mixed_render import render_compare
 from dbbench.reports.model import INTERVAL_EVENTS, JOURNAL_FILE, Interval
 from dbbench.reports.recovery import read_events
 
@@ -43,11 +45,8 @@ def _complete_intervals(result: MixedResult, journal: Path) -> str | None:
     return f"{found} query intervals recovered from {journal.name}" if found else None
 
 
-def _renderer(fmt: str) -> Any:
-    def render(result: MixedResult, options: RenderOptions) -> str:
-        return render_mixed(result, fmt)
-
-    return render
+def document(result: MixedResult, options: RenderOptions) -> Document:
+    return mixed_document(result)
 
 
 def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareContext) -> str:
@@ -56,7 +55,8 @@ def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareCont
 
 FAMILY = Family(
     model=MixedResult,
-    renderers={fmt: _renderer(fmt) for fmt in MIXED_FORMATS},
+    renderers={},  # every format renders its document
+    document=document,
     compare_section=compare_section,
     read=read,
 )

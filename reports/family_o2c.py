@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from dbbench.reports.document import Document
 from dbbench.reports.families import CompareContext, Family, RenderOptions
 from dbbench.reports.model import O2CResult
 from dbbench.reports.o2c_compare import render_landscape
+from dbbench.reports.o2c_document import o2c_document
 from dbbench.reports.o2c_render import O2C_FORMATS, render_o2c
 
 
@@ -25,6 +27,10 @@ def _renderer(fmt: str) -> Any:
     return render
 
 
+def document(result: O2CResult, options: RenderOptions) -> Document:
+    return o2c_document(result)
+
+
 def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareContext) -> str:
     return render_landscape(items, "html-section" if fmt == "html" else fmt)
 
@@ -32,6 +38,7 @@ def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareCont
 FAMILY = Family(
     model=O2CResult,
     renderers={fmt: _renderer(fmt) for fmt in O2C_FORMATS},
+    document=document,
     compare_section=compare_section,
     read=read,
 )

@@ -9,6 +9,7 @@ from typing import Any
 
 from dbbench.reports import plan_compare
 from dbbench.reports.costsheet import CostSheet, load_cost_sheet
+from dbbench.reports.document import Document
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.families import CompareContext, Family, RenderOptions
 from dbbench.reports.formats import FORMATS, render_landscape
@@ -18,6 +19,7 @@ from dbbench.reports.published import PublishedResult
 from dbbench.reports.recovery import recover
 from dbbench.reports.render_compare import landscape_for, render_html
 from dbbench.reports.summary import build_report
+from dbbench.reports.tpch_document import tpch_document
 from dbbench.reports.validation import check_result_data
 
 
@@ -96,8 +98,13 @@ def _local(items: list[tuple[str, Any]]) -> list[tuple[str, BenchmarkResult]]:
     return [(label, r) for label, r in items if isinstance(r, BenchmarkResult)]
 
 
+def document(result: BenchmarkResult, options: RenderOptions) -> Document:
+    return tpch_document(build_report(result, options.cost_sheet, options.source))
+
+
 FAMILY = Family(
     model=BenchmarkResult,
+    document=document,
     renderers={name: _renderer(name) for name in FORMATS},
     compare_section=compare_section,
     compare_formats=tuple(n for n, f in FORMATS.items() if f.landscape),

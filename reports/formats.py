@@ -1,8 +1,9 @@
-"""The output formats, registered once: the renderer of each format for one result
-(``dbbench report``) and, where it has one, for a comparison (``dbbench compare``).
+"""The TPC-H run's own renderers of one result (``dbbench report``, its templates) and of a
+comparison (``dbbench compare``), by format; every other format (JSON, and any format
+module of :mod:`reports.renderers`) renders the run's document (:mod:`reports.tpch_document`).
 
-The commands' ``--format`` choices and help text are this registry's keys, so a new format
-is one entry here (plus its renderer functions).
+The commands' ``--format`` choices and help text are :data:`REPORT_FORMATS` and
+:data:`COMPARE_FORMATS`.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from dataclasses import dataclass
 
 from dbbench.reports import render as report_renderers
 from dbbench.reports import render_compare as landscape_renderers
+from dbbench.reports import renderers as output_formats
 from dbbench.reports.compare import Landscape
 from dbbench.reports.costsheet import CostSheet
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.model import BenchmarkResult
 from dbbench.reports.summary import Report, build_report
+from dbbench.reports.tpch_document import tpch_document
 
 
 @dataclass(frozen=True)
@@ -39,19 +42,14 @@ def _html(report: Report, color: bool) -> str:
     return report_renderers.render_html(report)
 
 
-def _json(report: Report, color: bool) -> str:
-    return report_renderers.render_json(report)
-
-
 FORMATS: dict[str, OutputFormat] = {
     "text": OutputFormat(_text, landscape_renderers.render_text),
     "md": OutputFormat(_markdown, landscape_renderers.render_markdown),
     "html": OutputFormat(_html, landscape_renderers.render_html),
-    "json": OutputFormat(_json),
 }
 
 #: The formats of ``dbbench report`` and of ``dbbench compare``, in registry order.
-REPORT_FORMATS: tuple[str, ...] = tuple(FORMATS)
+REPORT_FORMATS: tuple[str, ...] = tuple(dict.fromkeys([*FORMATS, *output_formats.formats()]))
 COMPARE_FORMATS: tuple[str, ...] = tuple(n for n, f in FORMATS.items() if f.landscape)
 
 
@@ -67,10 +65,13 @@ def render(
     color: bool = False,
 ) -> str:
     """One report of ``result`` in ``format`` (one of :data:`REPORT_FORMATS`)."""
-    if format not in FORMATS:
+    if format not in FORMATS and format not in output_formats.formats():
         choices = ", ".join(REPORT_FORMATS)
         raise ReportsError(f"unknown report format {format!r} (choose from {choices})")
-    return FORMATS[format].report(build_report(result, cost_sheet), color)
+    report = build_report(result, cost_sheet)
+    if format in FORMATS:
+        return FORMATS[format].report(report, color)
+    return output_formats.render(tpch_document(report), format)
 
 
 def render_landscape(landscape: Landscape, format: str = "text") -> str:

@@ -1,4 +1,5 @@
-"""Reports of HammerDB results (TPROC-C, TPROC-H): text, Markdown, self-contained HTML, JSON.
+"""Reports of HammerDB results (TPROC-C, TPROC-H): text and Markdown, and the parts (headline,
+tables, inline SVG charts) of its document (:mod:`reports.hammerdb_document`: HTML, JSON).
 
 TPROC-C: the NOPM/TPM headline, the response-time table and box plot, TPM over time.
 TPROC-H: geometric mean, query-set time and per-query bars. Charts are inline SVG.
@@ -6,10 +7,7 @@ TPROC-H: geometric mean, query-set time and per-query bars. Charts are inline SV
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import math
-import time
 from collections.abc import Callable
 
 from dbbench.reports.escape import html as _html
@@ -17,7 +15,8 @@ from dbbench.reports.escape import markdown, terminal
 from dbbench.reports.model import HammerDBResult, HammerDBTiming
 from dbbench.reports.summary import database_label
 
-FORMATS: tuple[str, ...] = ("text", "md", "html", "json")
+#: the formats this module renders (every other renders the document: reports.hammerdb_document)
+FORMATS: tuple[str, ...] = ("text", "md")
 REPORT_SCHEMA = "dbbench-hammerdb-report"
 _DISCLAIMER = (
     "HammerDB's TPROC-C and TPROC-H are derived from TPC-C and TPC-H; these results are not "
@@ -268,83 +267,6 @@ def bars_svg(items: list[tuple[str, float]], title: str, unit: str = "s") -> str
     return _svg(left + width + 90, 20 + len(items) * (bar_h + 4), body, title)
 
 
-_CSS = (
-    "body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}"
-    "table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.2rem .5rem}"
-    "td.n{text-align:right}.bad{color:#b00}.note{color:#555;font-size:.9em}"
-)
-
-
-def _html_table(head: list[str], rows: list[list[str]]) -> str:
-    h = "".join(f"<th>{_html(c)}</th>" for c in head)
-    body = "".join(
-        "<tr>" + "".join(
-            f'<td{" class=n" if i else ""}>{_html(c)}</td>' for i, c in enumerate(row)
-        ) + "</tr>"
-        for row in rows
-    )  # fmt: skip
-    return f"<table><tr>{h}</tr>{body}</table>"
-
-
-def render_html(r: HammerDBResult) -> str:
-    title = f"HammerDB {r.benchmark} report"
-    parts = [
-        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>",
-        f"<title>{_html(title)}</title>",
-        f"<style>{_CSS}</style></head><body><h1>{_html(title)}</h1>",
-        "<table>" + "".join(
-            f"<tr><th>{_html(k)}</th><td>{_html(v)}</td></tr>" for k, v in _headline(r)
-        ) + "</table>",
-    ]  # fmt: skip
-    if r.response_times:
-        parts += [
-            "<h2>Response times (ms, all virtual users)</h2>",
-            _html_table(["transaction", *_TIMING_COLS], [_timing_row(t) for t in r.response_times]),
-            boxplot_svg(r.response_times),
-        ]
-    if r.transaction_counts:
-        parts += [
-            "<h2>Transactions per minute over time</h2>",
-            line_svg(
-                [p.value for p in r.transaction_counts],
-                [p.timestamp for p in r.transaction_counts],
-                "Transactions per minute",
-            ),
-        ]
-    if r.query_times:
-        summary = _query_summary(r)
-        parts += [
-            "<h2>Query times</h2>",
-            bars_svg([(f"Q{q}", s) for q, s, _ in summary], "Seconds per query (mean)"),
-            _html_table(
-                ["query", "seconds", "runs"], [[f"Q{q}", f"{s:.3f}", str(n)] for q, s, n in summary]
-            ),
-        ]
-    if r.errors:
-        parts += (
-            ["<h2 class=bad>Errors</h2><ul>"]
-            + [f"<li>{_html(e)}</li>" for e in r.errors]
-            + ["</ul>"]
-        )
-    parts += [
-        f"<p class=note>{_html(_DISCLAIMER)} Rendered by dbbench on "
-        f"{time.strftime('%Y-%m-%d', time.gmtime(r.created or 0))}.</p></body></html>"
-    ]
-    return "\n".join(parts) + "\n"
-
-
-def render_json(r: HammerDBResult) -> str:
-    doc = {
-        "schema": REPORT_SCHEMA,
-        "schema_version": 1,
-        "headline": dict(_headline(r)),
-        "query_summary": [{"query": q, "seconds": s, "runs": n} for q, s, n in _query_summary(r)],
-        "result": dataclasses.asdict(r),
-    }
-    return json.dumps(doc, indent=2) + "\n"
-
-
 def render(r: HammerDBResult, fmt: str) -> str:
-    return {"text": render_text, "md": render_markdown, "html": render_html, "json": render_json}[
-        fmt
-    ](r)
+    """Text or Markdown (every other format renders the document: reports.hammerdb_document)."""
+    return {"text": render_text, "md": render_markdown}[fmt](r)

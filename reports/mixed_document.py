@@ -4,6 +4,7 @@ and the JSON summary beside them. Every format renders it (:mod:`reports.rendere
 
 from __future__ import annotations
 
+from dbbench.reports import renderers
 from dbbench.reports.document import Document, Facts, Figure, Items, Paragraph, Section, Table
 from dbbench.reports.mixed_metrics import UNOFFICIAL, summarize_mixed
 from dbbench.reports.mixed_model import MixedResult
@@ -63,3 +64,8 @@ def mixed_document(r: MixedResult) -> Document:
         verdict += ", within the RT limit" if s.passed else ", above the RT limit"
     doc.judge("", verdict, "pass" if s.valid and (s.passed or r.kind != "run") else "fail")
     return doc
+
+
+def render_mixed(r: MixedResult, fmt: str) -> str:
+    """The mixed result's report in the format called ``fmt``."""
+    return renderers.render(mixed_document(r), fmt)

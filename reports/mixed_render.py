@@ -1,10 +1,11 @@
-"""The mixed result's reports: text, Markdown, HTML (with the frontier chart) and JSON,
-and its section of ``dbbench compare``. Every string from a result passes through
-:mod:`reports.escape` for its format; every report carries :data:`UNOFFICIAL`."""
+"""The mixed result's report parts (facts, the points', interference and frontier tables,
+the frontier chart, problems and warnings, the JSON summary: :mod:`reports.mixed_document`
+makes the report of them) and its section of ``dbbench compare``. Every string from a
+result passes through :mod:`reports.escape` for its format; every report carries
+:data:`UNOFFICIAL`."""
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable
@@ -22,8 +23,6 @@ from dbbench.reports.mixed_metrics import (
 from dbbench.reports.mixed_model import MixedResult, mixed_status
 from dbbench.reports.o2c_charts import dot
 from dbbench.reports.summary import database_label
-
-MIXED_FORMATS = ("text", "md", "html", "json")
 
 POINT_HEADER = [
     "point", "users", "streams", "status", "avg RT s", "p99 RT s", "dialog steps/h",
@@ -173,75 +172,6 @@ def _title(r: MixedResult) -> str:
     return "dbbench mixed " + ("frontier" if r.kind == "frontier" else "run")
 
 
-def render_text(r: MixedResult) -> str:
-    s = summarize_mixed(r)
-    out = [_title(r).upper(), f"({UNOFFICIAL})", ""]
-    out += [f"{k:<18} {v}" for k, v in _facts(r)]
-    out += ["", "POINTS (each side as measured alone; the window is o2c's)"]
-    out += _table_text(POINT_HEADER, [point_row(p) for p in s.points])
-    if s.interference:
-        out += ["", "INTERFERENCE (mixed against the baselines; x = mixed / alone)"]
-        out += _table_text(INTERFERENCE_HEADER, interference_rows(s))
-    if s.frontier:
-        out += ["", "FRONTIER (analytical against OLTP throughput at the RT limit)"]
-        out += _table_text(FRONTIER_HEADER, frontier_rows(s))
-    problems = _problems(s)
-    if problems:
-        out += ["", "PROBLEMS"] + [f"- {line}" for line in problems]
-    warnings = _warnings(s)
-    if warnings:
-        out += ["", "WARNINGS"] + [f"- {w}" for w in warnings]
-    verdict = "VALID" if s.valid else "INVALID"
-    if s.valid and r.kind == "run":
-        verdict += ", within the RT limit" if s.passed else ", above the RT limit"
-    out += ["", f"verdict: {verdict}"]
-    return "\n".join(out) + "\n"
-
-
-def render_md(r: MixedResult) -> str:
-    s = summarize_mixed(r)
-    out = [f"# {_title(r)}", "", f"*{escape.markdown(UNOFFICIAL)}*", ""]
-    out += _table_md(["", ""], [[k, v] for k, v in _facts(r)])
-    out += ["", "## Points", "", *_table_md(POINT_HEADER, [point_row(p) for p in s.points])]
-    if s.interference:
-        out += ["", "## Interference", "", *_table_md(INTERFERENCE_HEADER, interference_rows(s))]
-    if s.frontier:
-        out += ["", "## Frontier", "", *_table_md(FRONTIER_HEADER, frontier_rows(s))]
-    problems = _problems(s)
-    if problems:
-        out += ["", "## Problems", ""] + [f"- {escape.markdown(p)}" for p in problems]
-    warnings = _warnings(s)
-    if warnings:
-        out += ["", "## Warnings", ""] + [f"- {escape.markdown(w)}" for w in warnings]
-    return "\n".join(out) + "\n"
-
-
-def render_html(r: MixedResult) -> str:
-    s = summarize_mixed(r)
-    parts = [
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{escape.html(_title(r))}</title><style>body{{font-family:system-ui,"
-        "sans-serif;margin:2rem}table{border-collapse:collapse;margin:.5rem 0}td,th{border:"
-        "1px solid #bbb;padding:.2rem .5rem}.unofficial{color:#a00}</style></head><body>",
-        f"<h1>{escape.html(_title(r))}</h1>",
-        f'<p class="unofficial">{escape.html(UNOFFICIAL)}</p>',
-        _table_html(["", ""], [[k, v] for k, v in _facts(r)]),
-        "<h2>Points</h2>",
-        _table_html(POINT_HEADER, [point_row(p) for p in s.points]),
-    ]
-    if s.interference:
-        parts += ["<h2>Interference</h2>", _table_html(INTERFERENCE_HEADER, interference_rows(s))]
-    if s.frontier or s.points:
-        parts += ["<h2>Frontier</h2>", frontier_svg(s)]
-        parts.append(_table_html(FRONTIER_HEADER, frontier_rows(s)))
-    problems = _problems(s)
-    if problems:
-        items = "".join(f"<li>{escape.html(p)}</li>" for p in problems)
-        parts += ["<h2>Problems</h2>", f"<ul>{items}</ul>"]
-    parts.append("</body></html>\n")
-    return "\n".join(parts)
-
-
 def summary_dict(r: MixedResult) -> dict[str, Any]:
     s = summarize_mixed(r)
 
@@ -303,15 +233,6 @@ def summary_dict(r: MixedResult) -> dict[str, Any]:
             for f in s.frontier
         ],
     }
-
-
-def render_json(r: MixedResult) -> str:
-    return json.dumps(summary_dict(r), indent=2) + "\n"
-
-
-def render_mixed(r: MixedResult, fmt: str) -> str:
-    renderers = {"text": render_text, "md": render_md, "html": render_html, "json": render_json}
-    return renderers[fmt](r)
 
 
 # -- the frontier chart ---------------------------------------------------------------------

@@ -13,12 +13,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from markupsafe import escape
-
 from dbbench.reports import escape as esc
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.model import O2C_SCHEMA_NAME, O2CProbe, O2CResult
-from dbbench.reports.o2c_charts import histogram_svg, search_svg, timeline_svg
+from dbbench.reports.o2c_charts import search_svg
 from dbbench.reports.o2c_metrics import (
     DISCLAIMER,
     RATING_NAME,
@@ -26,17 +24,16 @@ from dbbench.reports.o2c_metrics import (
     ProbeSummary,
     RtStats,
     limits_of,
-    logged_on_series,
     node_scaling,
     per_node,
     repeats,
     scaling,
     summarize,
     summarize_result,
-    window_response_times,
 )
 
-O2C_FORMATS = ("text", "md", "html", "json")
+#: the formats this module renders (every other renders the document: reports.o2c_document)
+O2C_FORMATS = ("text", "md")
 
 
 def is_o2c_result(path: Path) -> bool:
@@ -339,10 +336,6 @@ def render_o2c(result: O2CResult, fmt: str = "text") -> str:
     if fmt not in O2C_FORMATS:
         raise ReportsError(f"o2c reports come as {', '.join(O2C_FORMATS)}, not {fmt!r}")
     title, probe, probes = _headline(result)
-    if fmt == "html":
-        return render_o2c_html(result)
-    if fmt == "json":
-        return json.dumps(_json(result, probe, probes), indent=2) + "\n"
     md = fmt == "md"
     out: list[str] = []
     out.append(
@@ -463,17 +456,6 @@ def _json(
     }
 
 
-_CSS = """
-body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#111}
-table{border-collapse:collapse;margin:.5rem 0 1.5rem}
-td,th{border:1px solid #bbb;padding:.2rem .5rem}
-td.n{text-align:right}th{text-align:left}
-.disclaimer{border:2px solid #b00;padding:.5rem 1rem;background:#fff4f4}
-.pass{color:#060;font-weight:bold}.fail{color:#b00;font-weight:bold}svg{max-width:100%}
-@media print{body{margin:0}}
-"""
-
-
 def _probes_svg(probes: list[ProbeSummary], rt_limit: float) -> str:
     """The probes' average RT against users, their p90 and p99 beside it, and the limit."""
     return search_svg(
@@ -481,72 +463,6 @@ def _probes_svg(probes: list[ProbeSummary], rt_limit: float) -> str:
         rt_limit,
         [p.overall.p90 for p in probes],
         [p.overall.p99 for p in probes],
-    )
-
-
-def _html_table(header: list[str] | None, rows: list[list[str]]) -> str:
-    out = ["<table>"]
-    if header:
-        out.append("<tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>")
-    for r in rows:
-        cells = [f"<th>{escape(r[0])}</th>"] + [f'<td class="n">{escape(c)}</td>' for c in r[1:]]
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</table>")
-    return "\n".join(out)
-
-
-def render_o2c_html(result: O2CResult) -> str:
-    """One self-contained page: no script, no external request; prints well."""
-    title, probe, probes = _headline(result)
-    body = [f"<h1>{escape(title)}</h1>", f'<p class="disclaimer">{escape(DISCLAIMER)}</p>']
-    for err in result.errors:
-        body.append(f'<p class="fail">error: {escape(err)}</p>')
-    if probe is None:
-        body.append('<p class="fail">No passing probe: no number of users met the limit.</p>')
-    else:
-        raw = next(p for p in result.probes if p.users == probe.users and p.role == probe.role)
-        verdict = "PASS" if probe.passed else "FAIL"
-        body.append(f'<p class="{verdict.lower()}">{verdict}</p>')
-        body.append("<h2>Results summary</h2>")
-        body.append(_html_table(None, [list(r) for r in summary_rows(result, probe)]))
-        body.append("<h2>Dialog response time per transaction</h2>")
-        body.append(_html_table(RT_HEADER, transaction_rows(probe)))
-        body.append("<h2>Per dialog step</h2>")
-        body.append(_html_table(RT_HEADER, step_rows(probe)))
-        nodes = node_rows(raw)
-        if nodes:
-            body.append("<h2>Per database node</h2>")
-            body.append(f"<p>{escape(NODE_NOTE)}</p>")
-            body.append(_html_table(NODE_HEADER, nodes))
-        body.append("<h2>Charts</h2>")
-        body.append(timeline_svg(raw, probe.throughput, logged_on_series(raw)))
-        body.append(histogram_svg(window_response_times(raw), result.rt_limit))
-        for reason in probe.reasons:
-            body.append(f'<p class="fail">Not valid: {escape(reason)}</p>')
-        for warning in probe.warnings:
-            body.append(f"<p>Note: {escape(warning)}</p>")
-    if result.kind == "nodes":
-        body.append("<h2>Scaling by database nodes</h2>")
-        body.append(f"<p>{escape(NODES_NOTE)}</p>")
-        body.append(_html_table(NODES_HEADER, nodes_rows(result)))
-    if result.kind == "scale":
-        body.append("<h2>Scaling by users</h2>")
-        body.append(f"<p>{escape(SCALE_NOTE)}</p>")
-        body.append(_probes_svg(probes, result.rt_limit))
-        body.append(_html_table(SCALE_HEADER, scale_rows(probes)))
-    if repeat_rows(probes):
-        body.append("<h2>Repeated runs</h2>")
-        body.append(_html_table(REPEAT_HEADER, repeat_rows(probes)))
-    if result.kind != "scale" and (result.kind == "search" or len(probes) > 1):
-        body.append("<h2>Probes</h2>")
-        body.append(_probes_svg(probes, result.rt_limit))
-        body.append(_html_table(SEARCH_HEADER, search_rows(probes)))
-    engine = escape(result.engine.version or result.engine.name)
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{escape(title)} - {engine}</title><style>{_CSS}</style></head><body>\n"
-        + "\n".join(str(b) for b in body)
-        + "\n</body></html>\n"
     )
 
 

@@ -30,9 +30,9 @@ from dbbench.drivers.mixed.study import MixedWorkload, precheck
 from dbbench.errors import DbbenchError, ExitCode
 from dbbench.queries.params import seed_from_time
 from dbbench.reports.families import read_result
+from dbbench.reports.mixed_document import render_mixed
 from dbbench.reports.mixed_metrics import baseline_points, summarize_mixed
 from dbbench.reports.mixed_model import MixedPoint, MixedResult
-from dbbench.reports.mixed_render import render_mixed
 
 app = typer.Typer(
     help="o2c users and TPC-H query streams on one database at once (unofficial; not SAP "

@@ -62,8 +62,8 @@ def report(
     """Rebuild the report of a saved result (no engine needed)."""
     _refuse_own_input(output, [result, *([cost_sheet] if cost_sheet else [])])
     family, loaded, recovered = read_result(result)
-    if format not in family.renderers:
-        raise typer.BadParameter(f"{format!r} is not one of {', '.join(family.renderers)}")
+    if format not in family.formats():
+        raise typer.BadParameter(f"{format!r} is not one of {', '.join(family.formats())}")
     if recovered is not None:
         typer.echo(f"dbbench: {result}: result rebuilt from the journal: {recovered}", err=True)
     sheet = None

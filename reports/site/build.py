@@ -111,7 +111,7 @@ def _kit() -> str:
 def _report_html(found: Found, runs: list[RunSummary] | None = None) -> str | None:
     """The family's full HTML report, with a policy that forbids any script or fetch
     (``runs``: a TPC-H result's run summaries, made already by verify)."""
-    if found.family is None or "html" not in found.family.renderers:
+    if found.family is None or "html" not in found.family.formats():
         return None
     if isinstance(found.result, BenchmarkResult) and runs is not None:
         html = render_html(build_report(found.result, runs=runs))  # the family's html renderer

@@ -26,6 +26,7 @@ from dbbench.reports.o2c_metrics import (
     closed_loop_steps_per_hour,
     summarize,
 )
+from dbbench.reports.family_o2c import FAMILY as o2c_family
 from dbbench.reports.o2c_render import render_o2c
 
 NOMINAL = 1 / STEPS_PER_LOOP
@@ -413,7 +414,7 @@ def test_chart_axes_have_round_ticks_and_labels_inside() -> None:
         assert ticks == [pytest.approx(i * step) for i in range(len(ticks))]
         assert ticks[-1] <= xmax and len(ticks) >= 3
     probe = _loop_probe()
-    html = render_o2c(_result_of([probe]), "html")
+    html = o2c_family.render(_result_of([probe]), "html")
     for label in re.findall(r'<text x="([\d.]+)"[^>]*>([^<]*(?:users|limit))</text>', html):
         assert float(label[0]) <= W - R, label
     svg = search_svg([(10, 0.2, True), (20, 0.5, False)], 1.0, [0.3, 0.8], [0.4, 0.9])
