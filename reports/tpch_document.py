@@ -71,8 +71,9 @@ def tpch_document(report: Report) -> Document:
             Table(["query", "power test", "throughput mean"], rows, frozenset({1, 2})),
             level=3,
         )
-    passed = "pass" if report.compliance.compliant else "fail"
-    doc.judge("compliance", compliance_outcome(report), passed)
+    doc.judge(
+        "compliance", compliance_outcome(report), "pass" if report.compliance.compliant else "fail"
+    )
     for reason in report.reasons:
         doc.judge("non-compliant", reason, "fail")
     for line in preflight_result(report.result):
