@@ -27,6 +27,7 @@ from dbbench.reports import renderers as output_formats
 from dbbench.reports.document import Document
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.model import ResultEnvelope, read_json
+from dbbench.reports.renderers.html import page as html_page
 
 ENTRY_POINT_GROUP = "dbbench.families"
 
@@ -257,10 +258,6 @@ def compare(items: list[tuple[str, Family, Any]], fmt: str, context: CompareCont
 
 
 def _page(sections: list[str]) -> str:
-    """A plain HTML page around compare sections (fragments, escaped by their families)."""
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        "<title>dbbench comparison</title><style>body{font-family:system-ui,sans-serif;"
-        "margin:2rem}table{border-collapse:collapse}td,th{border:1px solid #bbb;"
-        "padding:.2rem .5rem}</style></head><body>" + "".join(sections) + "</body></html>\n"
-    )
+    """A page in the kit's one style around compare sections (fragments, escaped by their
+    families)."""
+    return html_page("dbbench comparison", sections)

@@ -10,9 +10,8 @@ from typing import Any
 
 from dbbench.reports.document import Document
 from dbbench.reports.families import CompareContext, Family, RenderOptions
-from dbbench.reports.mixed_document import mixed_document
+from dbbench.reports.mixed_document import mixed_document, render_compare
 from dbbench.reports.mixed_model import MixedResult
-from dbbench.reports.mixed_render import render_compare
 from dbbench.reports.model import INTERVAL_EVENTS, JOURNAL_FILE, Interval
 from dbbench.reports.recovery import read_events
 

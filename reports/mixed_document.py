@@ -9,6 +9,7 @@ from dbbench.reports.document import Document, Facts, Figure, Items, Paragraph, 
 from dbbench.reports.mixed_metrics import UNOFFICIAL, summarize_mixed
 from dbbench.reports.mixed_model import MixedResult
 from dbbench.reports.mixed_render import (
+    COMPARE_HEADER,
     FRONTIER_HEADER,
     INTERFERENCE_HEADER,
     POINT_HEADER,
@@ -16,6 +17,7 @@ from dbbench.reports.mixed_render import (
     _problems,
     _title,
     _warnings,
+    compare_rows,
     frontier_rows,
     frontier_svg,
     interference_rows,
@@ -69,3 +71,23 @@ def mixed_document(r: MixedResult) -> Document:
 def render_mixed(r: MixedResult, fmt: str) -> str:
     """The mixed result's report in the format called ``fmt``."""
     return renderers.render(mixed_document(r), fmt)
+
+
+def compare_document(items: list[tuple[str, MixedResult]]) -> Document:
+    """The mixed part of ``dbbench compare``: a row per mixed point of every result, with
+    every result's warnings and verdict."""
+    doc = Document("Mixed: o2c users and query streams at once", UNOFFICIAL)
+    numbers = frozenset(range(3, 11))
+    doc.section("Mixed points", Table(COMPARE_HEADER, compare_rows(items), numbers))
+    for label, result in items:
+        one = mixed_document(result)
+        for w in one.warnings:
+            doc.warn(f"{label}: {w.text}")
+        for v in one.verdicts:
+            doc.judge(label if not v.subject else f"{label} {v.subject}", v.outcome, v.passed)
+    return doc
+
+
+def render_compare(items: list[tuple[str, MixedResult]], fmt: str) -> str:
+    """The mixed part of a comparison in the format called ``fmt``."""
+    return renderers.render_part(compare_document(items), fmt)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from typing import Any
 
 from dbbench.reports import escape
@@ -141,31 +140,6 @@ def _warnings(s: MixedSummary) -> list[str]:
             if w not in seen:
                 seen.append(w)
     return seen
-
-
-def _table_text(header: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return [fmt.format(*header), fmt.format(*("-" * w for w in widths))] + [
-        fmt.format(*r) for r in rows
-    ]
-
-
-def _table_md(header: list[str], rows: list[list[str]]) -> list[str]:
-    cell: Callable[[str], str] = escape.markdown
-    return [
-        "| " + " | ".join(cell(h) for h in header) + " |",
-        "|" + "---|" * len(header),
-        *("| " + " | ".join(cell(c) for c in r) + " |" for r in rows),
-    ]
-
-
-def _table_html(header: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{escape.html(h)}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{escape.html(c)}</td>" for c in r) + "</tr>" for r in rows
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _title(r: MixedResult) -> str:
@@ -336,37 +310,3 @@ def compare_rows(items: list[tuple[str, MixedResult]]) -> list[list[str]]:
                 ]
             )
     return rows
-
-
-def render_compare(items: list[tuple[str, MixedResult]], fmt: str) -> str:
-    rows = compare_rows(items)
-    if fmt == "html":
-        return (
-            '<section class="mixed"><h2>Mixed: o2c users and query streams at once</h2>'
-            f'<p class="unofficial">{escape.html(UNOFFICIAL)}</p>'
-            + _table_html(COMPARE_HEADER, rows)
-            + "</section>"
-        )
-    if fmt == "md":
-        return (
-            "\n".join(
-                [
-                    "## Mixed: o2c users and query streams at once",
-                    "",
-                    f"*{escape.markdown(UNOFFICIAL)}*",
-                    "",
-                    *_table_md(COMPARE_HEADER, rows),
-                ]
-            )
-            + "\n"
-        )
-    return (
-        "\n".join(
-            [
-                "MIXED: O2C USERS AND QUERY STREAMS AT ONCE",
-                f"({UNOFFICIAL})",
-                *_table_text(COMPARE_HEADER, rows),
-            ]
-        )
-        + "\n"
-    )

@@ -36,6 +36,9 @@ class Format:
     order: int = 100
     #: a file name's ending for this format (``dbbench site`` and ``-o`` defaults)
     suffix: str = ".txt"
+    #: the document as a part of a larger one (a section of ``dbbench compare``: headings
+    #: one level down, no page around it); None: as :attr:`render` gives it
+    part: Callable[[Document], str] | None = None
 
 
 @functools.cache
@@ -72,3 +75,9 @@ def format_of(name: str) -> Format:
 def render(document: Document, name: str) -> str:
     """``document`` in the format called ``name``."""
     return format_of(name).render(document)
+
+
+def render_part(document: Document, name: str) -> str:
+    """``document`` as a part of a larger output in the format called ``name``."""
+    fmt = format_of(name)
+    return (fmt.part or fmt.render)(document)

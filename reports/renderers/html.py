@@ -56,13 +56,14 @@ def block_html(block: Block) -> str:
 _OUTCOME_CLASS = {"pass": "ok", "fail": "bad", "none": ""}
 
 
-def body(doc: Document) -> list[str]:
-    """The page's body: the document's parts (a page around other parts can use them)."""
-    out = [f"<h1>{esc(doc.title)}</h1>"]
+def body(doc: Document, top: int = 1) -> list[str]:
+    """The page's body: the document's parts, its title a heading of level ``top``."""
+    h2 = top + 1
+    out = [f"<h{top}>{esc(doc.title)}</h{top}>"]
     if doc.label:
         out.append(f'<p class="disclosure">{esc(doc.label)}</p>')
     if doc.verdicts:
-        out.append('<section class="verdicts"><h2>Verdict</h2><ul>')
+        out.append(f'<section class="verdicts"><h{h2}>Verdict</h{h2}><ul>')
         out += [
             f'<li class="verdict {_OUTCOME_CLASS[v.passed]}"><b>{esc(v.subject or "verdict")}</b>: '
             f"{esc(v.outcome)}</li>"
@@ -70,11 +71,11 @@ def body(doc: Document) -> list[str]:
         ]
         out.append("</ul></section>")
     if doc.warnings:
-        out.append('<section class="warnings"><h2>Warnings</h2><ul>')
+        out.append(f'<section class="warnings"><h{h2}>Warnings</h{h2}><ul>')
         out += [f"<li>{esc(w.text)}</li>" for w in doc.warnings]
         out.append("</ul></section>")
     for section in doc.sections:
-        level = min(max(section.level, 2), 6)
+        level = min(max(section.level, 2) + top - 1, 6)
         out.append(f"<section><h{level}>{esc(section.title)}</h{level}>")
         out += [block_html(b) for b in section.blocks]
         out.append("</section>")
@@ -98,4 +99,9 @@ def render(doc: Document) -> str:
     return page(doc.title, body(doc))
 
 
-FORMAT = Format("html", render, esc, order=2, suffix=".html")
+def part(doc: Document) -> str:
+    """The document as a ``<section>`` of a larger page (its title an ``h2``)."""
+    return '<section class="part">' + "\n".join(body(doc, top=2)) + "</section>"
+
+
+FORMAT = Format("html", render, esc, order=2, suffix=".html", part=part)

@@ -40,18 +40,20 @@ def block_lines(block: Block) -> list[str]:
     return [f"- {esc(item)}" for item in block.items]
 
 
-def render(doc: Document) -> str:
-    out = [f"# {esc(doc.title)}"]
+def render(doc: Document, top: int = 1) -> str:
+    """The document, its title a heading of level ``top`` (its sections one below)."""
+    out = [f"{'#' * top} {esc(doc.title)}"]
     if doc.label:
         out += ["", f"*{esc(doc.label)}*"]
     for section in doc.sections:
-        out += ["", f"{'#' * max(2, section.level)} {esc(section.title)}"]
+        level = min(max(2, section.level) + top - 1, 6)
+        out += ["", f"{'#' * level} {esc(section.title)}"]
         for block in section.blocks:
             out += ["", *block_lines(block)]
     if doc.warnings:
-        out += ["", "## Warnings", "", *(f"- {esc(w.text)}" for w in doc.warnings)]
+        out += ["", f"{'#' * (top + 1)} Warnings", "", *(f"- {esc(w.text)}" for w in doc.warnings)]
     if doc.verdicts:
-        out += ["", "## Verdict", ""]
+        out += ["", f"{'#' * (top + 1)} Verdict", ""]
         out += [f"- **{esc(v.subject or 'verdict')}**: {esc(v.outcome)}" for v in doc.verdicts]
     if doc.notes:
         for note in doc.notes:
@@ -59,4 +61,8 @@ def render(doc: Document) -> str:
     return "\n".join(out) + "\n"
 
 
-FORMAT = Format("md", render, esc, order=1, suffix=".md")
+def part(doc: Document) -> str:
+    return render(doc, top=2)
+
+
+FORMAT = Format("md", render, esc, order=1, suffix=".md", part=part)

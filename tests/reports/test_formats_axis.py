@@ -240,3 +240,21 @@ def test_a_json_document_may_not_contradict_its_familys_data() -> None:
     assert (
         json.loads(renderers.render(Document("t", data={"title": "t", "x": 1}), "json"))["x"] == 1
     )
+
+
+@pytest.mark.parametrize("fmt", ("text", "md", "html"))
+def test_a_mixed_comparison_shows_every_results_warnings_and_verdict(
+    fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    family, result = _read(MIXED_GOLDEN)
+    doc = _document(family, result)
+    out = tmp_path / f"c.{fmt}"
+    assert main(["compare", str(MIXED_GOLDEN), str(MIXED_GOLDEN), "-f", fmt, "-o", str(out)]) == 0
+    seen = _shown(out.read_text(), fmt)
+    for w in doc.warnings:
+        assert _said(w.text) in seen, w.text
+    for v in doc.verdicts:
+        assert _said(v.outcome) in seen
+    if fmt == "html":
+        page = out.read_text()
+        assert style() in page and page.count("<style>") == 1
