@@ -32,7 +32,7 @@ def document(result: O2CResult, options: RenderOptions) -> Document:
 
 
 def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareContext) -> str:
-    return render_landscape(items, "html-section" if fmt == "html" else fmt)
+    return render_landscape(items, fmt)
 
 
 FAMILY = Family(

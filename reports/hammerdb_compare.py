@@ -4,10 +4,9 @@ same engine and scale factor, their per-query times side by side."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from dbbench.reports.escape import html as _html
-from dbbench.reports.escape import markdown, terminal
+from dbbench.reports import renderers
+from dbbench.reports.document import Document, Paragraph, Table
+from dbbench.reports.hammerdb_document import status_verdict
 from dbbench.reports.model import BenchmarkResult, HammerDBResult
 from dbbench.reports.summary import build_report
 
@@ -78,60 +77,33 @@ def side_by_side(
     return out
 
 
-def _text_table(head: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(x) for x in col) for col in zip(head, *rows, strict=False)]
-    line = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join([line.format(*head), line.format(*("-" * w for w in widths))] + [
-        line.format(*r) for r in rows
-    ])  # fmt: skip
-
-
-def _escaped(rows: list[list[str]], escape: Callable[[str], str]) -> list[list[str]]:
-    return [[escape(c) for c in row] for row in rows]
-
-
 _HEAD = ["Result", "Benchmark", "Database", "Size", "Metric", "Status", "Source"]
 _QHEAD = ["Query", "HammerDB TPROC-H (s)", "dbbench TPC-H power (s)", "ratio"]
+
+
+def compare_document(
+    hdb: list[tuple[str, HammerDBResult]], tpch: list[tuple[str, BenchmarkResult]]
+) -> Document:
+    """The HammerDB part of the landscape: every result's row and status (its verdict), and
+    each TPROC-H result beside a TPC-H one of the same engine and scale factor, per query."""
+    doc = Document("HammerDB results")
+    doc.section("Results", Table(_HEAD, _rows(hdb)))
+    for hl, tl, rows in side_by_side(hdb, tpch):
+        doc.section(
+            f"TPROC-H {hl} vs TPC-H {tl}, per query",
+            Table(_QHEAD, rows, frozenset({1, 2, 3}), row_headers=True),
+            Paragraph(SAME_QUERIES_NOTE),
+            level=3,
+        )
+    for label, r in hdb:
+        doc.judge(label, status_verdict(r), "pass" if r.status == "complete" else "fail")
+    return doc
 
 
 def render_section(
     hdb: list[tuple[str, HammerDBResult]], tpch: list[tuple[str, BenchmarkResult]], fmt: str
 ) -> str:
-    """The HammerDB part of the landscape in ``fmt`` (text, md or html)."""
+    """The HammerDB part of the landscape in the format called ``fmt``."""
     if not hdb:
         return ""
-    pairs = side_by_side(hdb, tpch)
-    if fmt == "text":
-        parts = ["HammerDB results", "", _text_table(_HEAD, _escaped(_rows(hdb), terminal))]
-        for hl, tl, rows in pairs:
-            title = f"TPROC-H {terminal(hl)} vs TPC-H {terminal(tl)}, per query"
-            parts += ["", title, _text_table(_QHEAD, rows)]
-            parts += [SAME_QUERIES_NOTE]
-        return "\n".join(parts) + "\n"
-    if fmt == "md":
-
-        def md(head: list[str], rows: list[list[str]]) -> list[str]:
-            return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + [
-                "| " + " | ".join(r) + " |" for r in rows
-            ]  # fmt: skip
-
-        parts = ["## HammerDB results", "", *md(_HEAD, _escaped(_rows(hdb), markdown))]
-        for hl, tl, rows in pairs:
-            title = f"### TPROC-H {markdown(hl)} vs TPC-H {markdown(tl)}, per query"
-            parts += ["", title, "", *md(_QHEAD, rows)]
-            parts += ["", f"_{SAME_QUERIES_NOTE}_"]
-        return "\n".join(parts) + "\n"
-
-    def table(head: list[str], rows: list[list[str]]) -> str:
-        h = "".join(f"<th>{_html(c)}</th>" for c in head)
-        b = "".join("<tr>" + "".join(f"<td>{_html(c)}</td>" for c in r) + "</tr>" for r in rows)
-        return f"<table><tr>{h}</tr>{b}</table>"
-
-    parts = ["<section><h2>HammerDB results</h2>", table(_HEAD, _rows(hdb))]
-    for hl, tl, rows in pairs:
-        parts += [
-            f"<h3>TPROC-H {_html(hl)} vs TPC-H {_html(tl)}, per query</h3>",
-            table(_QHEAD, rows),
-            f"<p>{_html(SAME_QUERIES_NOTE)}</p>",
-        ]
-    return "\n".join([*parts, "</section>"]) + "\n"
+    return renderers.render_part(compare_document(hdb, tpch), fmt)

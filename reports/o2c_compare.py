@@ -7,10 +7,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from markupsafe import escape
-
-from dbbench.reports import escape as esc
-from dbbench.reports.errors import ReportsError
+from dbbench.reports import renderers
+from dbbench.reports.document import Document, Paragraph, Table
 from dbbench.reports.model import O2CResult
 from dbbench.reports.o2c_metrics import DISCLAIMER, RATING_NAME, summarize_result
 
@@ -118,41 +116,27 @@ def _rows(rows: list[LandscapeRow]) -> list[list[str]]:
     ]
 
 
-def render_landscape(results: list[tuple[str, O2CResult]], fmt: str = "text") -> str:
-    if fmt not in ("text", "md", "html", "html-section"):
-        raise ReportsError(f"an o2c landscape comes as text, md or html, not {fmt!r}")
-    own = sorted(
-        (row_for(label, r) for label, r in results),
-        key=lambda r: -(r.rating or 0.0),
-    )
+TITLE = "o2c performance landscape (SD-like, unofficial)"
+NOTE = (
+    "The published rows are real SAP SD-Parallel certifications (SAP ERP 6.0 EHP4, "
+    "Unicode) with an SAP application layer; they are shown for orientation only."
+)
+
+
+def landscape_document(results: list[tuple[str, O2CResult]]) -> Document:
+    """The o2c results by rating, the published SD certifications below them."""
+    own = sorted((row_for(label, r) for label, r in results), key=lambda r: -(r.rating or 0.0))
     rows = _rows(own) + _rows(list(PUBLISHED_SD))
-    title = "o2c performance landscape (SD-like, unofficial)"
-    note = (
-        "The published rows are real SAP SD-Parallel certifications (SAP ERP 6.0 EHP4, "
-        "Unicode) with an SAP application layer; they are shown for orientation only. " + DISCLAIMER
-    )
-    if fmt in ("html", "html-section"):
-        head = "".join(f"<th>{escape(h)}</th>" for h in HEADER)
-        body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in r) + "</tr>" for r in rows)
-        section = (
-            f"<h1>{escape(title)}</h1><p>{escape(note)}</p><table><tr>{head}</tr>{body}</table>"
-        )
-        if fmt == "html-section":  # a part of another page (compare with other results)
-            return f'<section class="o2c">{section}</section>'
-        return (
-            f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
-            "<style>body{font-family:system-ui,sans-serif;margin:2rem}table{border-collapse:"
-            f"collapse}}td,th{{border:1px solid #bbb;padding:.2rem .5rem}}</style></head><body>"
-            f"{section}</body></html>\n"
-        )
-    if fmt == "md":
-        lines = [f"# {title}", "", note, "", "| " + " | ".join(HEADER) + " |"]
-        lines.append("|" + "---|" * len(HEADER))
-        lines += ["| " + " | ".join(map(esc.markdown, r)) + " |" for r in rows]
-        return "\n".join(lines) + "\n"
-    rows = [[esc.terminal(c) for c in r] for r in rows]
-    table = [HEADER, *rows]
-    widths = [max(len(r[i]) for r in table) for i in range(len(HEADER))]
-    lines = [title.upper(), "", note, ""]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table]
-    return "\n".join(lines) + "\n"
+    doc = Document(TITLE, DISCLAIMER)
+    doc.section("Results", Paragraph(NOTE), Table(HEADER, rows, frozenset({3, 4, 5})))
+    for row in own:
+        if row.users is None:
+            doc.judge(row.label, "no passing probe", "fail")
+        else:
+            doc.judge(row.label, f"{row.users:,} users within the limit", "pass")
+    return doc
+
+
+def render_landscape(results: list[tuple[str, O2CResult]], fmt: str = "text") -> str:
+    """The o2c landscape in the format called ``fmt`` (a part of a comparison)."""
+    return renderers.render_part(landscape_document(results), fmt)
