@@ -86,7 +86,7 @@ def compare_document(
 ) -> Document:
     """The HammerDB part of the landscape: every result's row and status (its verdict), and
     each TPROC-H result beside a TPC-H one of the same engine and scale factor, per query."""
-    doc = Document("HammerDB results")
+    doc = Document("HammerDB results", name="hammerdb")
     doc.section("Results", Table(_HEAD, _rows(hdb)))
     for hl, tl, rows in side_by_side(hdb, tpch):
         doc.section(

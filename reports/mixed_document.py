@@ -76,7 +76,7 @@ def render_mixed(r: MixedResult, fmt: str) -> str:
 def compare_document(items: list[tuple[str, MixedResult]]) -> Document:
     """The mixed part of ``dbbench compare``: a row per mixed point of every result, with
     every result's warnings and verdict."""
-    doc = Document("Mixed: o2c users and query streams at once", UNOFFICIAL)
+    doc = Document("Mixed: o2c users and query streams at once", UNOFFICIAL, name="mixed")
     numbers = frozenset(range(3, 11))
     doc.section("Mixed points", Table(COMPARE_HEADER, compare_rows(items), numbers))
     for label, result in items:

@@ -127,7 +127,7 @@ def landscape_document(results: list[tuple[str, O2CResult]]) -> Document:
     """The o2c results by rating, the published SD certifications below them."""
     own = sorted((row_for(label, r) for label, r in results), key=lambda r: -(r.rating or 0.0))
     rows = _rows(own) + _rows(list(PUBLISHED_SD))
-    doc = Document(TITLE, DISCLAIMER)
+    doc = Document(TITLE, DISCLAIMER, name="o2c")
     doc.section("Results", Paragraph(NOTE), Table(HEADER, rows, frozenset({3, 4, 5})))
     for row in own:
         if row.users is None:

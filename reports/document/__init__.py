@@ -119,6 +119,8 @@ class Document:
     verdicts: list[Verdict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # said at the end, after the verdicts
     data: dict[str, Any] = field(default_factory=dict)
+    #: a short name of the document as a part of a larger one (HTML: its section's class)
+    name: str = ""
 
     def section(self, title: str, *blocks: Block, level: int = 2) -> Section:
         """A new section at the end, with ``blocks``."""

@@ -101,7 +101,8 @@ def render(doc: Document) -> str:
 
 def part(doc: Document) -> str:
     """The document as a ``<section>`` of a larger page (its title an ``h2``)."""
-    return '<section class="part">' + "\n".join(body(doc, top=2)) + "</section>"
+    kind = esc(doc.name or "part")
+    return f'<section class="{kind}">' + "\n".join(body(doc, top=2)) + "</section>"
 
 
 FORMAT = Format("html", render, esc, order=2, suffix=".html", part=part)

@@ -1,6 +1,7 @@
-"""Plain text for a terminal, a CI log or a ``-o`` file: upper-case headings, aligned
-tables; every string through :func:`escape.terminal` (no control character, no bidi
-override: a result cannot move the cursor or recolour the screen)."""
+"""Plain text for a terminal, a CI log or a ``-o`` file: headings underlined (the title
+with ``=``, a section with ``-``), aligned tables; every string through
+:func:`escape.terminal` (no control character, no bidi override: a result cannot move the
+cursor or recolour the screen)."""
 
 from __future__ import annotations
 
@@ -44,16 +45,21 @@ def block_lines(block: Block) -> list[str]:
     return [f"- {esc(item)}" for item in block.items]
 
 
+def _heading(text: str, rule: str) -> list[str]:
+    return [text, rule * len(text)]
+
+
 def render(doc: Document) -> str:
-    out = [esc(doc.title).upper()]
+    out = _heading(esc(doc.title), "=")
     if doc.label:
         out.append(f"({esc(doc.label)})")
     for section in doc.sections:
-        out += ["", esc(section.title).upper() if section.level <= 2 else esc(section.title)]
+        title = esc(section.title)
+        out += ["", *(_heading(title, "-") if section.level <= 2 else [title])]
         for block in section.blocks:
             out += block_lines(block)
     if doc.warnings:
-        out += ["", "WARNINGS", *(f"- {esc(w.text)}" for w in doc.warnings)]
+        out += ["", *_heading("Warnings", "-"), *(f"- {esc(w.text)}" for w in doc.warnings)]
     if doc.verdicts:
         out.append("")
         out += [

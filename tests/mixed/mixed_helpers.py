@@ -113,7 +113,7 @@ def check_frontier(
     )
     ends = [f for f in summary.frontier if not f.users or not f.streams]
     assert len(ends) == 2  # the o2c-only and the streams-only end points
-    assert "FRONTIER" in text and "unofficial" in text
+    assert "\nFrontier\n--------\n" in text and "unofficial" in text
     # the report formats through the registry
     for fmt in ("md", "html", "json"):
         target = reports / f"r.{fmt}"
