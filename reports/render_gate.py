@@ -1,15 +1,16 @@
-"""The regression gate's output: a plain table for CI logs, Markdown, and JSON."""
+"""The regression gate's output as a document: every format renders it (a plain table for
+CI logs, Markdown for a job summary, HTML, JSON)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from dbbench.reports import escape as esc
-from dbbench.reports.errors import ReportsError
+from dbbench.reports import renderers
+from dbbench.reports.document import Code, Document, Paragraph, Table, Warning
 from dbbench.reports.gate import BAD, Change, GateResult
 
-GATE_FORMATS: tuple[str, ...] = ("text", "md", "json")
+#: the gate's formats: every output format
+GATE_FORMATS: tuple[str, ...] = tuple(renderers.formats())
 GATE_SCHEMA = "dbbench-gate"
 
 
@@ -75,38 +76,21 @@ def _summary(g: GateResult, base: str, cand: str) -> list[str]:
     ]
 
 
-def render_text(g: GateResult, base: str, cand: str) -> str:
-    base, cand = esc.terminal(base), esc.terminal(cand)
-    rows = [HEADS, *[[esc.terminal(v) for v in _row(c)] for c in g.changes]]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(HEADS))]
-    lines = _summary(g, base, cand)
-    for r in rows:
-        cells = [
-            r[0].ljust(widths[0]),
-            *(v.rjust(w) for v, w in zip(r[1:], widths[1:], strict=True)),
-        ]
-        lines.append("  ".join(cells))
+def gate_document(g: GateResult, base: str, cand: str) -> Document:
+    """The gate's result: its summary, a row per query, each changed plan's first differing
+    lines, its warnings and its verdict; the JSON report's data beside them."""
+    doc = Document("Regression gate", data=gate_data(g, base, cand))
+    numbers = frozenset(range(1, len(HEADS) - 2))
+    doc.section(
+        "Queries",
+        *(Paragraph(f"{line}.") for line in _summary(g, base, cand)),
+        Table(HEADS, [_row(c) for c in g.changes], numbers, row_headers=True),
+    )
     for heading, diff in _plan_diffs(g):
-        lines.append(esc.terminal(heading) + ":")
-        lines += [f"    {esc.terminal(d)}" for d in diff]
-    lines += [f"warning: {esc.terminal(w)}" for w in g.warnings]
-    lines.append(esc.terminal(verdict_line(g)))
-    return "\n".join(lines) + "\n"
-
-
-def render_markdown(g: GateResult, base: str, cand: str) -> str:
-    base, cand = esc.markdown(base), esc.markdown(cand)  # labels are file names: untrusted
-    lines = ["# Regression gate", "", *(f"{s}." for s in _summary(g, base, cand)), ""]
-    lines.append("| " + " | ".join(HEADS) + " |")
-    lines.append("|---|" + "---:|" * (len(HEADS) - 2) + "---|")
-    lines += ["| " + " | ".join(map(esc.markdown, _row(c))) + " |" for c in g.changes]
-    lines.append("")
-    for heading, diff in _plan_diffs(g):
-        lines += [f"{esc.markdown(heading)}:", "", "```", *(d.replace("`", "'") for d in diff)]
-        lines += ["```", ""]
-    lines += [f"- warning: {esc.markdown(w)}" for w in g.warnings]
-    lines.append(f"**{esc.markdown(verdict_line(g))}**")
-    return "\n".join(lines) + "\n"
+        doc.section(f"{heading}:", Code(diff), level=3)
+    doc.warnings += [Warning(w) for w in g.warnings]  # as the JSON data lists them
+    doc.judge("", verdict_line(g), "pass" if g.passed else "fail")
+    return doc
 
 
 def _dist(d: Any) -> dict[str, Any] | None:
@@ -116,8 +100,9 @@ def _dist(d: Any) -> dict[str, Any] | None:
     return {k: getattr(d, k) for k in keys}
 
 
-def render_json(g: GateResult, base: str, cand: str) -> str:
-    doc = {
+def gate_data(g: GateResult, base: str, cand: str) -> dict[str, Any]:
+    """The JSON report's own keys (``dbbench-gate``)."""
+    return {
         "schema": GATE_SCHEMA,
         "schema_version": 1,
         "baseline": base,
@@ -140,14 +125,8 @@ def render_json(g: GateResult, base: str, cand: str) -> str:
             for c in g.changes
         ],
     }
-    return json.dumps(doc, indent=2) + "\n"
 
 
 def render_gate(g: GateResult, base: str, cand: str, format: str = "text") -> str:
-    if format == "text":
-        return render_text(g, base, cand)
-    if format == "md":
-        return render_markdown(g, base, cand)
-    if format == "json":
-        return render_json(g, base, cand)
-    raise ReportsError(f"unknown gate format {format!r} (choose from {', '.join(GATE_FORMATS)})")
+    """The gate's result in the format called ``format`` (any of :mod:`reports.renderers`)."""
+    return renderers.render(gate_document(g, base, cand), format)

@@ -70,7 +70,14 @@ class Items:
     items: Sequence[str]
 
 
-Block = Paragraph | Facts | Table | Figure | Items
+@dataclass(frozen=True)
+class Code:
+    """Preformatted lines shown as they are (a plan's differing lines), in a monospace font."""
+
+    lines: Sequence[str]
+
+
+Block = Paragraph | Facts | Table | Figure | Items | Code
 
 
 @dataclass(frozen=True)
@@ -166,12 +173,15 @@ def block_texts(block: Block) -> Iterator[str]:
             yield from row
     elif isinstance(block, Figure):
         yield block.alt
+    elif isinstance(block, Code):
+        yield from block.lines
     else:
         yield from block.items
 
 
 __all__ = [
     "Block",
+    "Code",
     "Document",
     "Facts",
     "Figure",

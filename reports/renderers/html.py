@@ -8,7 +8,7 @@ import functools
 from importlib.resources import files
 
 from dbbench.reports import escape
-from dbbench.reports.document import Block, Document, Facts, Figure, Items, Paragraph, Table
+from dbbench.reports.document import Block, Code, Document, Facts, Figure, Items, Paragraph, Table
 from dbbench.reports.renderers import Format
 
 esc = escape.html
@@ -49,6 +49,8 @@ def block_html(block: Block) -> str:
         return table_html(block)
     if isinstance(block, Figure):
         return f'<figure role="img" aria-label="{esc(block.alt)}">{block.svg}</figure>'
+    if isinstance(block, Code):
+        return "<pre>" + "\n".join(esc(line) for line in block.lines) + "</pre>"
     assert isinstance(block, Items)
     return "<ul>" + "".join(f"<li>{esc(item)}</li>" for item in block.items) + "</ul>"
 

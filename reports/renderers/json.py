@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dbbench.reports.document import Block, Document, Facts, Figure, Items, Paragraph, Table
+from dbbench.reports.document import Block, Code, Document, Facts, Figure, Items, Paragraph, Table
 from dbbench.reports.renderers import Format
 
 
@@ -22,6 +22,8 @@ def _block(block: Block) -> dict[str, Any]:
         return {"caption": block.caption, "header": list(block.header), "rows": block.rows}
     if isinstance(block, Figure):
         return {"figure": block.alt}
+    if isinstance(block, Code):
+        return {"code": list(block.lines)}
     assert isinstance(block, Items)
     return {"items": list(block.items)}
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dbbench.reports import escape
-from dbbench.reports.document import Block, Document, Facts, Figure, Items, Paragraph, Table
+from dbbench.reports.document import Block, Code, Document, Facts, Figure, Items, Paragraph, Table
 from dbbench.reports.renderers import Format
 
 esc = escape.markdown
@@ -36,6 +36,9 @@ def block_lines(block: Block) -> list[str]:
         return table_lines(block)
     if isinstance(block, Figure):
         return [f"*Figure: {esc(block.alt)}*"]
+    if isinstance(block, Code):  # a fence: no markup inside; a backtick cannot close it
+        lines = [escape.terminal(line).replace("`", "'") for line in block.lines]
+        return ["```", *lines, "```"]
     assert isinstance(block, Items)
     return [f"- {esc(item)}" for item in block.items]
 

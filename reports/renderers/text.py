@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dbbench.reports import escape
-from dbbench.reports.document import Block, Document, Facts, Figure, Items, Paragraph, Table
+from dbbench.reports.document import Block, Code, Document, Facts, Figure, Items, Paragraph, Table
 from dbbench.reports.renderers import Format
 
 esc = escape.terminal
@@ -41,6 +41,8 @@ def block_lines(block: Block) -> list[str]:
         return table_lines(block)
     if isinstance(block, Figure):
         return [f"[figure: {esc(block.alt)}]"]
+    if isinstance(block, Code):
+        return [f"    {esc(line)}" for line in block.lines]
     assert isinstance(block, Items)
     return [f"- {esc(item)}" for item in block.items]
 
