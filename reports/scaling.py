@@ -11,24 +11,25 @@ are tabled apart, per step, never averaged together (:mod:`reports.passes`).
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
 from markupsafe import escape
 
-from dbbench.reports import metrics
+from dbbench.reports import formatting as fmt
+from dbbench.reports import metrics, renderers
 from dbbench.reports.analysis import summarise_run
+from dbbench.reports.document import Document, Figure, Paragraph, Table
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.indexfile import StudyIndex
 from dbbench.reports.loading import load_result
 from dbbench.reports.model import BenchmarkResult
 from dbbench.reports.passes import PassTable, pass_table
+from dbbench.reports.passes_document import passes_section
 from dbbench.reports.safeio import write_text
 from dbbench.reports.summary import database_label
 from dbbench.reports.telemetry import summarise
-from dbbench.reports.templating import environment
 
 INDEX_FILE = "scale.json"
 INDEX_SCHEMA = "dbbench-scale"
@@ -199,23 +200,59 @@ def scaling_svg(study: ScaleStudy) -> str:
     return "".join(out)
 
 
+SCALE_HEADER = [
+    "Streams", "Ts (s)", "Query sets / hour", "Query sets / day", "Relative throughput",
+    "Scaling efficiency", "Throughput@Size", "CPU busy %", "Status",
+]  # fmt: skip
+
+
+def scale_document(s: ScaleStudy) -> Document:
+    """A scaling study's page: a row per stream count, the chart, its notes and passes."""
+    where = f"{s.database or s.engine} @ SF {fmt.sf(s.scale_factor)}"
+    doc = Document(f"Scaling study: {where}", data=asdict(s), notes=list(s.notes))
+    rows = [
+        [
+            str(r.streams), fmt.num2(r.ts_seconds), fmt.num1(r.sets_per_hour),
+            fmt.num1(r.sets_per_day), fmt.ratio(r.relative), fmt.pct100(r.efficiency),
+            fmt.num1(r.throughput_at_size), fmt.num1(r.cpu_busy),
+            r.status + (f" ({r.failed_queries} failed intervals)" if r.failed_queries else ""),
+        ]
+        for r in s.rows
+    ]  # fmt: skip
+    scaling = doc.section(
+        "Throughput by query streams",
+        Paragraph(
+            "Throughput test at each number of concurrent query streams (a study, not a "
+            "compliant run)."
+        ),
+        Table(SCALE_HEADER, rows, frozenset(range(8))),
+    )
+    chart = scaling_svg(s)
+    if chart:
+        scaling.blocks.append(
+            Figure(chart, "measured relative throughput against ideal (linear) scaling")
+        )
+    if s.passes:
+        doc.sections.append(passes_section(s.passes))
+    for r in s.rows:
+        if r.status != "ok":
+            doc.judge(f"{r.streams} streams", r.status + (f": {r.message}" if r.message else ""),
+                      "fail")  # fmt: skip
+    ok = sum(r.status == "ok" for r in s.rows)
+    doc.judge("study", f"{ok} of {len(s.rows)} steps ok", "pass" if ok == len(s.rows) else "fail")
+    return doc
+
+
 def render_study(study: ScaleStudy, format: str) -> str:
-    env = environment()
-    if format == "md":
-        return env.get_template("scale.md.j2").render(s=study)
-    if format == "html":
-        css = env.get_template("report.css").render()
-        return env.get_template("scale.html.j2").render(s=study, css=css, chart=scaling_svg(study))
-    if format == "json":
-        return json.dumps(asdict(study), indent=2) + "\n"
-    raise ReportsError(f"unknown scaling report format {format!r} (md, html or json)")
+    """The study's page in the format called ``format``."""
+    return renderers.render(scale_document(study), format)
 
 
 def write_scale_reports(out_dir: Path) -> list[Path]:
     study = build_study(out_dir, ScaleIndex.read(out_dir))
     paths = []
-    for name, fmt in (("scaling.md", "md"), ("scaling.html", "html"), ("scaling.json", "json")):
+    for name, format in (("scaling.md", "md"), ("scaling.html", "html"), ("scaling.json", "json")):
         path = out_dir / name
-        write_text(path, render_study(study, fmt))
+        write_text(path, render_study(study, format))
         paths.append(path)
     return paths
