@@ -12,8 +12,6 @@ comparable with SAP certifications. The commands parse and print: each workload 
 
 from __future__ import annotations
 
-import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,6 +30,7 @@ from dbbench.drivers.o2c.study import (
     scale_study,
     search_with_confirmation,
 )
+from dbbench.drivers.rundir import default_run_name
 from dbbench.drivers.url import redact
 from dbbench.errors import DbbenchError, ExitCode
 from dbbench.reports.model import O2CProbe, O2CResult
@@ -253,8 +252,7 @@ def _out(out: Path | None, kind: str) -> Path:
     """A result file: as given, or a new one under ``runs/`` (never a loose file here)."""
     if out is not None:
         return out
-    stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
-    return Path("runs") / f"o2c-{kind}-{stamp}.json"
+    return default_run_name("o2c", kind, suffix=".json")
 
 
 def transaction_limits(items: list[str]) -> dict[str, float]:
@@ -420,7 +418,7 @@ def scale_nodes_cmd(
         auto_work_processes=dialog.auto,
     )
     cfg, shown = dialog.start(users, steady or SD_WINDOW)
-    folder = _out(out, "nodes").with_suffix("") if out is None else out
+    folder = default_run_name("o2c", "nodes") if out is None else out
     study = node_study(engines, cfg, limits, CliJudge(dialog.limits()), shown, folder)
     path = folder / "nodes.json"
     study.write(path)
