@@ -12,17 +12,14 @@ name) is its :class:`EngineFacts`, declared in the engine's own module.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import pyarrow as pa
 
 from dbbench.dbgen.progress import Summary
 from dbbench.dbgen.writer import GenOptions
-
-if TYPE_CHECKING:  # the loader imports this module
-    from dbbench.drivers.loader import TableSource
 
 #: Keys of the bookkeeping every engine keeps in its ``dbbench_state`` table
 #: (:meth:`Engine.read_state`); the loader writes them, the sequencer advances the update set.
@@ -43,6 +40,23 @@ STATE_Q15_VIEWS = "q15_views"
 #: LINEITEM, above every TPC-H and refresh-function key); empty or absent: none
 #: (:mod:`drivers.workload_rows`). The workload writes it; the TPC-H core only reads it.
 STATE_WORKLOAD_KEYS_FROM = "workload_keys_from"
+
+
+class TableSource(Protocol):
+    """Where the loaded rows come from: the two functions of :mod:`dbgen.api` it uses.
+
+    Worker processes receive the source itself, so an instance must pickle (an object of a
+    class defined at the top level of an importable module)."""
+
+    def row_count(self, table: str, sf: float) -> int:
+        """Rows of ``table`` at ``sf``; raises the generator's error for a bad ``sf``."""
+        ...
+
+    def table_batches(
+        self, table: str, sf: float, *, part: int = 1, parts: int = 1
+    ) -> Iterator[pa.RecordBatch]:
+        """Part ``part`` of ``parts`` of ``table`` (dbgen's ``-C/-S`` chunks) as batches."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -283,7 +297,7 @@ class GeneratesData(ABC):
 
     @abstractmethod
     def generate_table(self, table: str, sf: float, source: TableSource) -> int:
-        """Run ``source`` (a picklable :class:`~dbbench.drivers.loader.TableSource`) on the
+        """Run ``source`` (a picklable :class:`TableSource`) on the
         engine's own workers and store the table there, no row passing through this process.
         Returns rows."""
 
