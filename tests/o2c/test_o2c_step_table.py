@@ -12,9 +12,9 @@ def test_the_metrics_count_the_steps_the_workload_runs() -> None:
     by_transaction: dict[str, tuple[int, ...]] = {}
     for step in workload.STEPS:
         by_transaction[step.transaction] = (*by_transaction.get(step.transaction, ()), step.number)
-    assert metrics.TRANSACTION_STEPS == by_transaction
+    assert by_transaction == metrics.TRANSACTION_STEPS
     assert tuple(metrics.TRANSACTION_STEPS) == workload.TRANSACTIONS  # the loop's order
     assert metrics.STEPS_PER_LOOP == workload.STEPS_PER_LOOP == len(workload.STEPS)
     assert metrics.LINES_PER_ORDER == workload.LINES_PER_ORDER
     # a business document is completed by exactly the steps that write
-    assert metrics.DOCUMENT_STEPS == tuple(s.number for s in workload.STEPS if s.writes)
+    assert tuple(s.number for s in workload.STEPS if s.writes) == metrics.DOCUMENT_STEPS
