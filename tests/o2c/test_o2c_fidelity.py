@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from dbbench.commands.o2c_progress import display
+from dbbench.drivers.engine import BackendProcess
 from dbbench.drivers.lifecycle import open_run
 from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.simulator import Progress, RunConfig, Simulator
@@ -315,7 +316,7 @@ def test_postgresql_server_cpu_counts_the_runs_own_backends(pg_base_url: str) ->
     one, other = open_engine(f"{base}/postgres"), open_engine(f"{base}/test")
     try:
         sessions = [one.session(), one.session()]
-        pids = _backend_ids(sessions, "backend_pid")
+        pids = _backend_ids(sessions, BackendProcess)
         assert len(pids) == 2
         assert set(_cpu_by_pid(("postgres",), pids)) == pids  # those processes, no others
         assert "serving the benchmark's own connections" in server_cpu_scope(one, base)
