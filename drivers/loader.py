@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from multiprocessing import forkserver, resource_tracker
-from typing import Any, Protocol
+from typing import Any
 
 import pyarrow as pa
 

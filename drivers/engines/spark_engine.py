@@ -22,7 +22,6 @@ from dbbench.drivers.engine import (
     Capabilities,
     Engine,
     EngineFacts,
-    EngineSpec,
     QueryOutput,
     Session,
 )
@@ -46,6 +45,7 @@ from dbbench.drivers.url import EngineURL
 
 if TYPE_CHECKING:
     pass
+
 
 @dataclass(frozen=True)
 class SparkOptions(EngineOptions):

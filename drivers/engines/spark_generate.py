@@ -10,7 +10,7 @@ import time
 from abc import abstractmethod
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 

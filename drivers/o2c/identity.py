@@ -10,7 +10,6 @@ cluster's ``system_identifier`` from ``pg_control_system()``; MariaDB/MySQL: the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from dbbench.drivers.engine import Engine, ServerIdentity
 from dbbench.drivers.errors import DriversError

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from dbbench.drivers.engine import BackendProcess, BackendThread, Engine, Session
 from dbbench.drivers.errors import ConnectionLostError, DriversError
@@ -293,7 +293,8 @@ class Simulator:
         users = user_data(self.engine, self.prepared, cfg.users)
         w = self.pool
         node_sessions = [[n.session() for _ in range(w)] for n in self.nodes]
-        pids = _backend_ids(node_sessions[0], BackendProcess)  # the first node's: this host's server
+        # the first node's: this host's server
+        pids = _backend_ids(node_sessions[0], BackendProcess)
         tids = _backend_ids(node_sessions[0], BackendThread)
         names = self.engine.facts.server_processes
         self.server_meter = server_cpu_meter(names, self.url, pids, tids)
@@ -596,7 +597,8 @@ def _backend_ids(
     """What serves ``sessions`` on the server, where the engine can tell: the ids its
     sessions declare by the capability class ``ability`` (:class:`BackendProcess`:
     PostgreSQL's server processes; :class:`BackendThread`: MariaDB's OS threads); empty
-    where a session lacks it or one id is unknown (the figure then falls back to the engine's server processes)."""
+    where a session lacks it or one id is unknown (the figure then falls back to the
+    engine's server processes)."""
     found: set[int] = set()
     for s in sessions:
         got = None
