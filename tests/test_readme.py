@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from dbbench.reports.families import families
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 QUICKSTART = "## Compare two engines in three commands"
@@ -97,3 +99,21 @@ def test_readme_picture_is_small_png() -> None:
     for picture in pictures:
         data = (ROOT / picture).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) < 200_000
+
+
+def test_architecture_code_map_names_every_engine_and_family() -> None:
+    """Each engine module (one declaring ENGINE) and each built-in family is in the map."""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    code_map = text.split("```", 2)[1]
+    engines = [
+        p.stem
+        for p in (ROOT / "drivers" / "engines").glob("*.py")
+        if re.search(r"^ENGINE = ", p.read_text(encoding="utf-8"), flags=re.M)
+    ]
+    assert len(engines) >= 10
+    missing = [e for e in engines if f"{e}.py" not in code_map]
+    builtin = [f for f in families().values() if f.model.__module__.startswith("dbbench.reports")]
+    assert len(builtin) >= 4
+    names = [f.name for f in builtin]
+    missing += [n for n in names if n not in code_map]
+    assert not missing, f"ARCHITECTURE.md's code map does not name: {missing}"
