@@ -11,20 +11,12 @@ from dbbench.reports.families import CompareContext, Family, RenderOptions
 from dbbench.reports.model import O2CResult
 from dbbench.reports.o2c_compare import render_landscape
 from dbbench.reports.o2c_document import o2c_document
-from dbbench.reports.o2c_render import O2C_FORMATS, render_o2c
 
 
 def read(path: Path, data: Any) -> tuple[O2CResult, str | None]:
     result = O2CResult.from_parsed(data)
     result.complete_steps(path if path.is_dir() else path.parent)
     return result, None
-
-
-def _renderer(fmt: str) -> Any:
-    def render(result: O2CResult, options: RenderOptions) -> str:
-        return render_o2c(result, fmt)
-
-    return render
 
 
 def document(result: O2CResult, options: RenderOptions) -> Document:
@@ -37,7 +29,7 @@ def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareCont
 
 FAMILY = Family(
     model=O2CResult,
-    renderers={fmt: _renderer(fmt) for fmt in O2C_FORMATS},
+    renderers={},  # every format renders its document
     document=document,
     compare_section=compare_section,
     read=read,

@@ -5,6 +5,7 @@ and verdict it states."""
 
 from __future__ import annotations
 
+from dbbench.reports import renderers
 from dbbench.reports.document import Document, Facts, Figure, Items, Paragraph, Table
 from dbbench.reports.model import O2CResult
 from dbbench.reports.o2c_charts import histogram_svg, timeline_svg
@@ -43,6 +44,7 @@ def _numbers(header: list[str], text: frozenset[int] = frozenset({0})) -> frozen
 
 def o2c_document(result: O2CResult) -> Document:
     title, probe, probes = _headline(result)
+    title += " (SD-like order-to-cash, NOT an SAP-certified result)"
     doc = Document(title, DISCLAIMER, data=_json(result, probe, probes))
     if result.errors:
         doc.section("Errors", Items([f"error: {e}" for e in result.errors]))
@@ -115,3 +117,8 @@ def o2c_document(result: O2CResult) -> Document:
                   row_headers=True),
         )  # fmt: skip
     return doc
+
+
+def render_o2c(result: O2CResult, fmt: str = "text") -> str:
+    """The o2c result's report in the format called ``fmt``."""
+    return renderers.render(o2c_document(result), fmt)

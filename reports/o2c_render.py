@@ -1,9 +1,8 @@
-"""Reports of an o2c result: results summary, per-transaction response times, search table.
-
-Text and Markdown carry the same sections, in the shape of an SD certificate's summary
-(users, average dialog response time, dialog steps/h, rating, database, OS, CPU), always
-with the disclaimer that the rating is unofficial and not comparable with SAP's.
-"""
+"""The parts of an o2c result's report: the results summary (in the shape of an SD
+certificate's: users, average dialog response time, dialog steps/h, rating, database, OS,
+CPU), the response-time tables, the studies' tables and the JSON summary.
+:mod:`reports.o2c_document` makes the report of them, always with the disclaimer that the
+rating is unofficial and not comparable with SAP's."""
 
 from __future__ import annotations
 
@@ -13,7 +12,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from dbbench.reports import escape as esc
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.model import O2C_SCHEMA_NAME, O2CProbe, O2CResult
 from dbbench.reports.o2c_charts import search_svg
@@ -31,9 +29,6 @@ from dbbench.reports.o2c_metrics import (
     summarize,
     summarize_result,
 )
-
-#: the formats this module renders (every other renders the document: reports.o2c_document)
-O2C_FORMATS = ("text", "md")
 
 
 def is_o2c_result(path: Path) -> bool:
@@ -330,91 +325,6 @@ def _headline(result: O2CResult) -> tuple[str, ProbeSummary | None, list[ProbeSu
         best = max(summary.probes, key=lambda p: p.steps_per_hour, default=None)
         return title, best, summary.probes
     return "o2c run", (summary.probes[0] if summary.probes else None), summary.probes
-
-
-def render_o2c(result: O2CResult, fmt: str = "text") -> str:
-    if fmt not in O2C_FORMATS:
-        raise ReportsError(f"o2c reports come as {', '.join(O2C_FORMATS)}, not {fmt!r}")
-    title, probe, probes = _headline(result)
-    md = fmt == "md"
-    out: list[str] = []
-    out.append(
-        f"# {title} (SD-like order-to-cash, NOT an SAP-certified result)" if md else title.upper()
-    )
-    out.append("")
-    out.append(DISCLAIMER)
-    out.append("")
-    for err in result.errors:
-        out.append(f"- error: {esc.markdown(err)}" if md else f"error: {err}")
-    if probe is None:
-        out.append("No passing probe: no number of users met the response-time limit.")
-    else:
-        out.append("## Results summary" if md else "Results summary")
-        out.append("")
-        out += _table(["", ""], [list(r) for r in summary_rows(result, probe)], md, show=False)
-        out.append("")
-        out += _section(
-            "Dialog response time per transaction", RT_HEADER, transaction_rows(probe), md,
-            text_title="Response time per transaction",
-        )  # fmt: skip
-        out += _section(
-            "Per dialog step", RT_HEADER, step_rows(probe), md,
-            text_title="Response time per dialog step",
-        )  # fmt: skip
-        raw = next(p for p in result.probes if p.users == probe.users and p.role == probe.role)
-        nodes = node_rows(raw)
-        if nodes:
-            out += _section("Per database node", NODE_HEADER, nodes, md, NODE_NOTE)
-        timeline = timeline_rows(raw, probe)
-        if timeline:
-            out += _section("Throughput over time", TIMELINE_HEADER, timeline, md)
-        if probe.reasons:
-            out.append("Not valid: " + "; ".join(map(esc.markdown if md else str, probe.reasons)))
-            out.append("")
-        for warning in probe.warnings:
-            out.append(f"Note: {esc.markdown(warning) if md else warning}")
-            out.append("")
-    if result.kind == "nodes":
-        nodes_table = nodes_rows(result)
-        out += _section("Scaling by database nodes", NODES_HEADER, nodes_table, md, NODES_NOTE)
-    if result.kind == "scale":
-        out += _section("Scaling by users", SCALE_HEADER, scale_rows(probes), md, SCALE_NOTE)
-    again = repeat_rows(probes)
-    if again:
-        out += _section("Repeated runs", REPEAT_HEADER, again, md)
-    if result.kind != "scale" and (result.kind == "search" or len(probes) > 1):
-        out += _section("Probes", SEARCH_HEADER, search_rows(probes), md)
-    text = "\n".join(out)
-    # every value from the result: Markdown cells and lines escaped above; text as a whole
-    return text if md else esc.terminal(text, keep_newlines=True)
-
-
-def _section(
-    title: str,
-    header: list[str],
-    rows: list[list[str]],
-    md: bool,
-    note: str = "",
-    *,
-    text_title: str = "",
-) -> list[str]:
-    """A heading (``## title`` in Markdown, ``text_title`` or ``title`` in text), its note,
-    its table, each followed by a blank line."""
-    out = [f"## {title}" if md else text_title or title, ""]
-    if note:
-        out += [note, ""]
-    return out + _table(header, rows, md) + [""]
-
-
-def _table(header: list[str], rows: list[list[str]], md: bool, *, show: bool = True) -> list[str]:
-    if md:
-        head = header if show else [" "] * len(rows[0] if rows else header)
-        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        lines += ["| " + " | ".join(map(esc.markdown, r)) + " |" for r in rows]
-        return lines
-    table = ([header] if show else []) + rows
-    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))] if table else []
-    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table]
 
 
 def _json(

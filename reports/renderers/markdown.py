@@ -30,7 +30,7 @@ def block_lines(block: Block) -> list[str]:
         return [esc(block.text)]
     if isinstance(block, Facts):
         return [_row(["", ""]), _row(["---", "---"])] + [
-            _row([f"**{esc(k)}**" if k else "", esc(v)]) for k, v in block.pairs
+            _row([esc(k), esc(v)]) for k, v in block.pairs
         ]
     if isinstance(block, Table):
         return table_lines(block)

@@ -21,6 +21,7 @@ from dbbench.drivers.o2c.study import SearchLimits, search_with_confirmation
 from dbbench.drivers.registry import open_engine
 from dbbench.reports.family_o2c import FAMILY as o2c_family
 from dbbench.reports.model import O2CProbe, O2CResult, O2CSteps
+from dbbench.reports.o2c_document import render_o2c
 from dbbench.reports.o2c_judge import MetricsJudge
 from dbbench.reports.o2c_metrics import (
     STEPS_PER_LOOP,
@@ -28,7 +29,6 @@ from dbbench.reports.o2c_metrics import (
     closed_loop_steps_per_hour,
     summarize,
 )
-from dbbench.reports.o2c_render import render_o2c
 
 NOMINAL = 1 / STEPS_PER_LOOP
 
