@@ -9,15 +9,7 @@ from dbbench.reports.document import Document
 from dbbench.reports.families import CompareContext, Family, RenderOptions
 from dbbench.reports.hammerdb_compare import render_section
 from dbbench.reports.hammerdb_document import hammerdb_document
-from dbbench.reports.hammerdb_render import FORMATS, render
 from dbbench.reports.model import SCHEMA_NAME, BenchmarkResult, HammerDBResult
-
-
-def _renderer(fmt: str) -> Any:
-    def rendered(result: HammerDBResult, options: RenderOptions) -> str:
-        return render(result, fmt)
-
-    return rendered
 
 
 def document(result: HammerDBResult, options: RenderOptions) -> Document:
@@ -35,7 +27,7 @@ def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareCont
 
 FAMILY = Family(
     model=HammerDBResult,
-    renderers={fmt: _renderer(fmt) for fmt in FORMATS},
+    renderers={},  # every format renders its document
     document=document,
     compare_section=compare_section,
 )

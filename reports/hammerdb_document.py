@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from dbbench.reports import renderers
 from dbbench.reports.document import Document, Facts, Figure, Table
 from dbbench.reports.hammerdb_render import (
     _DISCLAIMER,
@@ -72,5 +73,10 @@ def hammerdb_document(r: HammerDBResult) -> Document:
         )
     for error in r.errors:
         doc.warn(error)
-    doc.judge("status", status_verdict(r), "pass" if r.status == "complete" else "fail")
+    doc.judge("run", status_verdict(r), "pass" if r.status == "complete" else "fail")
     return doc
+
+
+def render(r: HammerDBResult, fmt: str) -> str:
+    """The HammerDB result's report in the format called ``fmt``."""
+    return renderers.render(hammerdb_document(r), fmt)

@@ -1,5 +1,5 @@
-"""Reports of HammerDB results (TPROC-C, TPROC-H): text and Markdown, and the parts (headline,
-tables, inline SVG charts) of its document (:mod:`reports.hammerdb_document`: HTML, JSON).
+"""The parts of a HammerDB result's report (TPROC-C, TPROC-H): its headline, tables and inline
+SVG charts; :mod:`reports.hammerdb_document` makes the report of them (every format).
 
 TPROC-C: the NOPM/TPM headline, the response-time table and box plot, TPM over time.
 TPROC-H: geometric mean, query-set time and per-query bars. Charts are inline SVG.
@@ -8,15 +8,11 @@ TPROC-H: geometric mean, query-set time and per-query bars. Charts are inline SV
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 from dbbench.reports.escape import html as _html
-from dbbench.reports.escape import markdown, terminal
 from dbbench.reports.model import HammerDBResult, HammerDBTiming
 from dbbench.reports.summary import database_label
 
-#: the formats this module renders (every other renders the document: reports.hammerdb_document)
-FORMATS: tuple[str, ...] = ("text", "md")
 REPORT_SCHEMA = "dbbench-hammerdb-report"
 _DISCLAIMER = (
     "HammerDB's TPROC-C and TPROC-H are derived from TPC-C and TPC-H; these results are not "
@@ -77,75 +73,6 @@ def _query_summary(r: HammerDBResult) -> list[tuple[int, float, int]]:
     for q in r.query_times:
         acc.setdefault(q.query, []).append(q.seconds)
     return [(q, sum(v) / len(v), len(v)) for q, v in sorted(acc.items())]
-
-
-def _table_text(head: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows, strict=False)]
-    fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
-    lines = [fmt.format(*head), fmt.format(*["-" * w for w in widths])]
-    lines += [fmt.format(*row) for row in rows]
-    return "\n".join(lines)
-
-
-def _cells(rows: list[list[str]], escape: Callable[[str], str]) -> list[list[str]]:
-    return [[escape(c) for c in row] for row in rows]
-
-
-def render_text(r: HammerDBResult) -> str:
-    """Every string of the result passes :func:`escape.terminal` (no control characters)."""
-    out = [f"HammerDB {terminal(r.benchmark)} report", ""]
-    headline = [(k, terminal(v)) for k, v in _headline(r)]
-    width = max(len(k) for k, _ in headline)
-    out += [f"{k:<{width}}  {v}" for k, v in headline]
-    if r.response_times:
-        out += ["", "Response times (ms, all virtual users)", ""]
-        rows = _cells([_timing_row(t) for t in r.response_times], terminal)
-        out.append(_table_text(["transaction", *_TIMING_COLS], rows))
-    if r.transaction_counts:
-        out += ["", "Transactions per minute over time", ""]
-        out += [f"{terminal(p.timestamp)}  {p.value:>12,.0f}" for p in r.transaction_counts]
-    if r.query_times:
-        out += ["", "Query times (seconds, mean over virtual users and sets)", ""]
-        out.append(
-            _table_text(
-                ["query", "seconds", "runs"],
-                [[f"Q{q}", f"{s:.3f}", str(n)] for q, s, n in _query_summary(r)],
-            )
-        )
-    if r.errors:
-        out += ["", "Errors", ""] + [f"- {terminal(e)}" for e in r.errors]
-    out += ["", _DISCLAIMER]
-    return "\n".join(out) + "\n"
-
-
-def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
-
-
-def render_markdown(r: HammerDBResult) -> str:
-    """Every string of the result passes :func:`escape.markdown` (no raw HTML, no markup)."""
-    out = [f"# HammerDB {markdown(r.benchmark)} report", ""]
-    out += _md_table(["", ""], [[f"**{k}**", markdown(v)] for k, v in _headline(r)])
-    if r.response_times:
-        out += ["", "## Response times (ms, all virtual users)", ""]
-        rows = _cells([_timing_row(t) for t in r.response_times], markdown)
-        out += _md_table(["transaction", *_TIMING_COLS], rows)
-    if r.transaction_counts:
-        out += ["", "## Transactions per minute over time", ""]
-        out += _md_table(
-            ["time", "tpm"], [[markdown(p.timestamp), _n(p.value)] for p in r.transaction_counts]
-        )
-    if r.query_times:
-        out += ["", "## Query times (seconds)", ""]
-        out += _md_table(
-            ["query", "seconds", "runs"],
-            [[f"Q{q}", f"{s:.3f}", str(n)] for q, s, n in _query_summary(r)],
-        )
-    if r.errors:
-        out += ["", "## Errors", ""] + [f"- {markdown(e)}" for e in r.errors]
-    out += ["", f"_{_DISCLAIMER}_"]
-    return "\n".join(out) + "\n"
 
 
 # --- SVG charts ------------------------------------------------------------------------------
@@ -265,8 +192,3 @@ def bars_svg(items: list[tuple[str, float]], title: str, unit: str = "s") -> str
             _tag("text", f"{v:.3f} {unit}", x=left + max(w, 1) + 4, y=y + 12, font_size=10),
         ]
     return _svg(left + width + 90, 20 + len(items) * (bar_h + 4), body, title)
-
-
-def render(r: HammerDBResult, fmt: str) -> str:
-    """Text or Markdown (every other format renders the document: reports.hammerdb_document)."""
-    return {"text": render_text, "md": render_markdown}[fmt](r)
