@@ -44,7 +44,8 @@ from dbbench.drivers.lifecycle import open_engines, open_run
 from dbbench.drivers.registry import open_engine, spec_for
 from dbbench.drivers.sysinfo import engine_info, system_info
 from dbbench.drivers.url import EngineURL, redact
-from dbbench.reports.model import RESULT_FILE, EngineInfo, HammerDBResult, kit_version
+from dbbench.reports.hammerdb.model import HammerDBResult
+from dbbench.reports.model import RESULT_FILE, EngineInfo, kit_version
 from dbbench.reports.safeio import write_text
 
 BUILD_FILE = "build.json"

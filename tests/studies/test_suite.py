@@ -12,8 +12,8 @@ from studies_helpers import dbbench
 
 from dbbench.commands.suite_file import SuiteFileError, load_suite
 from dbbench.reports.loading import load_result
-from dbbench.reports.suite_report import SuiteIndex
-from dbbench.reports.telemetry import summarise
+from dbbench.reports.studies.suite import SuiteIndex
+from dbbench.reports.tpch.telemetry import summarise
 
 
 def _closed_port() -> int:
