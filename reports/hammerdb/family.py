@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dbbench.reports.families import CompareContext, Family, RenderOptions
+from dbbench.reports.family import CompareContext, Family, RenderOptions
 from dbbench.reports.hammerdb.compare import render_section
 from dbbench.reports.hammerdb.model import HammerDBResult
 from dbbench.reports.hammerdb.render import FORMATS, render

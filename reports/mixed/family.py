@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dbbench.reports.families import CompareContext, Family, RenderOptions
+from dbbench.reports.family import CompareContext, Family, RenderOptions
 from dbbench.reports.mixed.model import MixedResult
 from dbbench.reports.mixed.render import MIXED_FORMATS, render_compare, render_mixed
 from dbbench.reports.model import JOURNAL_FILE

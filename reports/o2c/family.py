@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dbbench.reports.families import CompareContext, Family, RenderOptions
+from dbbench.reports.family import CompareContext, Family, RenderOptions
 from dbbench.reports.o2c.compare import render_landscape
 from dbbench.reports.o2c.model import O2CResult
 from dbbench.reports.o2c.render import O2C_FORMATS, render_o2c

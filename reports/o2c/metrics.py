@@ -20,7 +20,6 @@ from dbbench.reports.o2c.model import O2CProbe, O2CResult
 STEPS_PER_LOOP = 15
 LINES_PER_ORDER = 5
 DIALOG_STEPS_PER_SAPS_HOUR = 60  # 100 SAPS = 6,000 dialog steps/h
-LINE_ITEMS_PER_SAPS_HOUR = 20  # 100 SAPS = 2,000 line items/h
 #: The loop's transactions and the steps (1..15) that belong to each.
 TRANSACTION_STEPS: dict[str, tuple[int, ...]] = {
     "VA01": (1, 2, 3, 4),
@@ -30,7 +29,6 @@ TRANSACTION_STEPS: dict[str, tuple[int, ...]] = {
     "VA05": (12, 13),
     "VF01": (14, 15),
 }
-STEP_TRANSACTION = {s: t for t, steps in TRANSACTION_STEPS.items() for s in steps}
 RATING_NAME = "O2C-SAPS (unofficial)"
 DISCLAIMER = (
     "O2C-SAPS is an unofficial, SD-like rating computed by dbbench (dialog steps/h / 60). "

@@ -17,7 +17,6 @@ from dbbench.reports.tpch.analysis import COLUMNS, RunSummary
 from dbbench.reports.tpch.published import PublishedResult
 from dbbench.reports.tpch.summary import Report
 
-SortKey = Literal["qphh", "price-performance", "price"]
 SORT_KEYS: tuple[str, ...] = ("qphh", "price-performance", "price")
 
 
