@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dbbench.reports.o2c.metrics import RATING_NAME, Limits, pool_bound, summarize, summarize_result
+from dbbench.reports.o2c.metrics import (
+    RATING_NAME,
+    Limits,
+    pool_bound,
+    summarize,
+    summarize_result,
+)
 from dbbench.reports.o2c.model import O2CProbe, O2CResult
 
 

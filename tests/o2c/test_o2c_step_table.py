@@ -5,7 +5,7 @@ queries (the layering). This test holds the two statements to one fact."""
 from __future__ import annotations
 
 from dbbench.queries import o2c as workload
-from dbbench.reports.o2c import metrics as metrics
+from dbbench.reports.o2c import metrics
 
 
 def test_the_metrics_count_the_steps_the_workload_runs() -> None:
