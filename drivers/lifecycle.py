@@ -90,7 +90,7 @@ class Result(Protocol):
 @runtime_checkable
 class Workload(Protocol):
     """One workload over the engines of a :class:`RunScope` (``drivers.sequencer.workload
-    .TpchWorkload``, ``drivers.o2c.study.O2CWorkload``, ``drivers.hammerdb.workload
+    .TpchWorkload``, ``drivers.o2c.study.O2CWorkload``, ``drivers.hammerdb.flow
     .HammerDBWorkload``, ``drivers.mixed``'s workloads). Its optional parts are the protocols
     :class:`LoadsAtScale` and :class:`KeepsPartial`.
 
