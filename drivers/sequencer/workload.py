@@ -41,6 +41,15 @@ class TpchWorkload:
         self.progress = progress or RunProgress()
         self._bench: Benchmark | None = None
 
+    @property
+    def load_sf(self) -> float:
+        """The scale factor ``prepare`` loads (:class:`~dbbench.drivers.lifecycle.LoadsAtScale`)."""
+        return self.options.sf
+
+    def partial(self) -> BenchmarkResult | None:
+        """The result so far (:class:`~dbbench.drivers.lifecycle.KeepsPartial`)."""
+        return None if self._bench is None else self._bench.result
+
     def prepare(self, scope: RunScope) -> None:
         load_database(scope.engine, self.options.sf)
 
