@@ -111,8 +111,15 @@ class Family:
 def _builtin() -> list[Family]:
     """The kit's own families (their modules are imported here, not at start-up)."""
     from dbbench.reports import family_hammerdb, family_mixed, family_o2c, family_tpch
+    from dbbench.reports.acid import family as family_acid
 
-    return [family_tpch.FAMILY, family_hammerdb.FAMILY, family_o2c.FAMILY, family_mixed.FAMILY]
+    return [
+        family_tpch.FAMILY,
+        family_hammerdb.FAMILY,
+        family_o2c.FAMILY,
+        family_mixed.FAMILY,
+        family_acid.FAMILY,
+    ]
 
 
 @functools.cache
