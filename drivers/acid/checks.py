@@ -21,6 +21,7 @@ from dbbench.drivers.acid.transaction import (
     last_line,
     read_line,
     read_total,
+    trunc,
 )
 from dbbench.drivers.engine import Engine, Session
 from dbbench.drivers.errors import DriversError
@@ -106,9 +107,11 @@ class Checks:
             }
             if check.observed != check.expected:
                 check.verdict = "failed"
-                check.message = f"after {'COMMIT' if commit else 'ROLLBACK'}: read {check.observed}, expected {check.expected}"
+                end = "COMMIT" if commit else "ROLLBACK"
+                check.message = f"after {end}: read {check.observed}, expected {check.expected}"
 
-        return self.timed("atomicity-commit" if commit else "atomicity-rollback", body)
+        name = "atomicity-commit" if commit else "atomicity-rollback"
+        return self.timed(name, body)
 
     # -- consistency ------------------------------------------------------------------
     def consistency(self, streams: int, per_stream: int) -> AcidCheck:
@@ -192,7 +195,7 @@ class Checks:
             future = pool.submit(acid_query, s2, o)
             check.steps.append("txn2: ACID Query on the same order")
             seen = _within(future)
-            before = charge_of(applied.old_total)
+            before = applied.old_total
             if seen is not None and seen != before:
                 check.verdict = "failed"
                 check.message = (
@@ -272,8 +275,6 @@ class Checks:
                 price = first.new_extprice
                 applied.append("txn1")
             if outcome == "committed":
-                from dbbench.drivers.acid.transaction import trunc
-
                 price = price + trunc(
                     trunc(
                         price / (first.old_line.quantity + (delta1 if txn1 == "committed" else 0))
@@ -350,10 +351,6 @@ class Checks:
             pool.shutdown(wait=True)
             s1.close()
             s2.close()
-
-
-def charge_of(total: Any) -> Any:
-    return total
 
 
 def _within(future: Future[Any]) -> Any:

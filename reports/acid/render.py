@@ -35,6 +35,7 @@ def render(result: AcidResult, fmt: str) -> str:
         cells = "".join(
             "<tr>" + "".join(f"<td>{escape.html(x)}</td>" for x in row) + "</tr>" for row in rows
         )
-        table = f"<table><tr><th>test</th><th>verdict</th><th>seconds</th><th>detail</th></tr>{cells}</table>"
+        heads = "".join(f"<th>{h}</th>" for h in ("test", "verdict", "seconds", "detail"))
+        table = f"<table><tr>{heads}</tr>{cells}</table>"
         return f"<!doctype html><html><body>{body}{table}</body></html>\n"
     raise ValueError(f"unknown format {fmt!r}")
