@@ -82,5 +82,5 @@ class AcidResult(ResultEnvelope):
             bad = [f"{c.name}: {c.message}" for c in self.checks if c.verdict == "failed"]
             return "ACID: failed: " + "; ".join(bad + self.errors)
         names = ", ".join(c.name for c in self.checks)
-        failures = ", ".join(self.failures_exercised) or "none"
+        failures = ", ".join(self.failures_exercised) or "none: durability not run"
         return f"ACID: {verdict} (tests {names}; failures {failures})"
