@@ -41,6 +41,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "o2c": ("o2c",),
     "mixed": ("mixed",),
     "hammerdb": ("hammerdb",),
+    "acid": ("acid",),
     "site": ("site", "verify"),
 }
 _MODULE_OF = {command: module for module, names in COMMAND_MODULES.items() for command in names}

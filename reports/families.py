@@ -36,12 +36,19 @@ ENTRY_POINT_GROUP = "dbbench.families"
 
 def _builtin() -> list[Family]:
     """The kit's own families (their modules are imported here, not at start-up)."""
+    from dbbench.reports.acid import family as family_acid
     from dbbench.reports.hammerdb import family as family_hammerdb
     from dbbench.reports.mixed import family as family_mixed
     from dbbench.reports.o2c import family as family_o2c
     from dbbench.reports.tpch import family as family_tpch
 
-    return [family_tpch.FAMILY, family_hammerdb.FAMILY, family_o2c.FAMILY, family_mixed.FAMILY]
+    return [
+        family_tpch.FAMILY,
+        family_hammerdb.FAMILY,
+        family_o2c.FAMILY,
+        family_mixed.FAMILY,
+        family_acid.FAMILY,
+    ]
 
 
 @functools.cache
