@@ -8,6 +8,8 @@ and the SUM rule. Rows may come in any order only where the ORDER BY keys tie.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -237,3 +239,49 @@ def compare_results(
     """Check a result against a reference engine's result for the same query and data."""
     names = load_answers(query)[0]
     return _compare(query, names, expected_rows, got_rows)
+
+
+def _canonical(kind: str, value: Any) -> str | None:
+    """One value as the digest sees it: text right-trimmed, integers and exact values as
+    their plain decimal form, every other number rounded to the cent (the precision the
+    specification prints answers at)."""
+    if value is None:
+        return None
+    if kind == "str":
+        return value.rstrip() if isinstance(value, str) else _text(value)
+    if type(value) is int:
+        return str(value) if kind in ("int", "cnt", "exact") else f"{value}.00"
+    try:
+        number = _number(value)
+    except ValueError:
+        return _text(value)
+    if kind in ("int", "cnt", "exact"):
+        return format(number.normalize(), "f")
+    return format(_round(number), "f")
+
+
+def canonical_rows(query: int, rows: Sequence[Sequence[Any]]) -> list[list[str | None]]:
+    """The rows of one execution of ``query`` normalised by their columns' classes
+    (:func:`column_classes`), rows whose ORDER BY keys tie sorted among themselves: two
+    outputs that differ only where the specification lets them (trailing blanks, a tie's
+    order, float noise below the cent) give the same canonical rows."""
+    classes = column_classes(query)
+    width = len(classes)
+    out = [
+        [_canonical(classes[i] if i < width else "str", v) for i, v in enumerate(row)]
+        for row in rows
+    ]
+    if all(len(row) == width for row in rows):
+        for run in _runs(query, rows):
+            if len(run) > 1:
+                out[run.start : run.stop] = sorted(
+                    out[run.start : run.stop], key=lambda r: [(v is None, v or "") for v in r]
+                )
+    return out
+
+
+def answer_digest(query: int, rows: Sequence[Sequence[Any]]) -> str:
+    """The sha256 of an execution's :func:`canonical_rows` (compact JSON): engines whose
+    outputs agree up to the spec's freedoms and to the cent digest alike."""
+    text = json.dumps(canonical_rows(query, rows), separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -20,6 +20,7 @@ from pathlib import Path
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.errors import DriversError, one_line
 from dbbench.drivers.journal import Journal
+from dbbench.drivers.sequencer.answers import AnswerKeeper
 from dbbench.drivers.sequencer.config import RunOptions, check_options
 from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.load import load_or_reuse, reuse
@@ -36,8 +37,10 @@ from dbbench.drivers.url import redact
 from dbbench.drivers.workload_rows import workload_rows
 from dbbench.queries.params import seed_from_time
 from dbbench.reports.model import (
+    ANSWERS_FILE,
     JOURNAL_FILE,
     RESULT_FILE,
+    Answers,
     BenchmarkResult,
     Compliance,
     RunResult,
@@ -71,6 +74,7 @@ class Benchmark:
         self.options = options
         self.journal = Journal(out_dir / JOURNAL_FILE)
         self.ctx = RunContext(engine, options, self.journal, progress=progress or RunProgress())
+        self.ctx.answers = AnswerKeeper() if options.answers else None
         self.sets = UpdateSets(engine, options.sf)
         self.judge = judge
         self.seed_time = time.time()
@@ -105,9 +109,12 @@ class Benchmark:
             self.sampler.start()
         try:
             steps(self)
+            self.keep_answers()
             self.query_passes()
             self.capture_plans()
         except BaseException as exc:
+            with contextlib.suppress(Exception):  # what a stopped run measured is kept
+                self.keep_answers()
             self._finish(stopped=_stop_reason(exc))
             raise
         self._finish(stopped=None)
@@ -149,6 +156,25 @@ class Benchmark:
             self.checkpoint()
         self.seed_time = self.ctx.clock.now()
         self.journal.event("run_end", run=number, update_sets=run.update_sets)
+
+    def keep_answers(self) -> None:
+        """Every query's output, digested and written after the measured work (the
+        answers file); with ``--no-answers`` the result says they were not kept."""
+        if not self.result.runs:
+            return
+        keeper = self.ctx.answers
+        if keeper is None:
+            self.result.answers = Answers(kept=False)
+            return
+        if self.result.answers is not None:
+            return  # written once
+        self.ctx.progress.start_phase("answers", [], 0, 0)
+        self.result.answers = answers = keeper.write(self.out_dir / ANSWERS_FILE)
+        self.journal.event(
+            "answers_kept", outputs=len(answers.records), bytes=answers.bytes,
+            seconds=answers.seconds,
+        )  # fmt: skip
+        self.checkpoint()
 
     def query_passes(self) -> None:
         """A study's cold and hot passes (``--cold``, ``--repetitions``), after the runs."""
@@ -259,6 +285,7 @@ def _config(options: RunOptions, command: str) -> dict[str, object]:
         "plans": options.plans,
         "repetitions": options.repetitions,
         "cold": options.cold,
+        "answers": options.answers,
     }
 
 
