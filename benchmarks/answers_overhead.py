@@ -10,7 +10,8 @@ compressed file, after the measured work) and the file's bytes; then per engine 
 step as a share of the kept run's wall time (median and spread over the pairs; target
 < 1 %) and the ratio of the two whole wall times (on a busy machine mostly its noise).
 
-Run: ``python benchmarks/answers_overhead.py [--sf 1] [--pairs 2] [--postgres URL]``.
+Run: ``python benchmarks/answers_overhead.py [--sf 1] [--pairs 2] [--postgres URL]
+[--no-duckdb]``.
 """
 
 from __future__ import annotations
@@ -112,10 +113,12 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=2)
     parser.add_argument("--streams", type=int, default=2)
     parser.add_argument("--postgres", help="a PostgreSQL server's URL (a database is made)")
+    parser.add_argument("--no-duckdb", action="store_true", help="PostgreSQL only")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="dbbench-answers-bench-") as scratch:
         root = Path(scratch)
-        measure("duckdb", f"duckdb:///{root / 'tpch.duckdb'}", args, root)
+        if not args.no_duckdb:
+            measure("duckdb", f"duckdb:///{root / 'tpch.duckdb'}", args, root)
         if args.postgres:
             with postgres_database(args.postgres) as url:
                 measure("postgresql", url, args, root)

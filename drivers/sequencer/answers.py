@@ -81,16 +81,17 @@ class AnswerKeeper:
         records: list[AnswerRecord] = []
         for out in outputs:
             records.append(
-                AnswerRecord(out.run, out.stream, out.query, len(out.rows), answer_digest(
-                    out.query, out.rows
-                ))
+                AnswerRecord(
+                    out.run, out.stream, out.query, len(out.rows),
+                    answer_digest(out.query, out.rows),
+                )
             )  # fmt: skip
-            entry = {"run": out.run, "stream": out.stream, "query": out.query}
-            entry |= {"columns": out.columns, "rows": [list(row) for row in out.rows]}
+            entry: dict[str, Any] = {"run": out.run, "stream": out.stream, "query": out.query}
+            entry |= {"columns": out.columns, "rows": out.rows}  # tuples: JSON arrays
             lines.append(json.dumps(entry, ensure_ascii=False, default=_plain))
         buffer = io.BytesIO()
-        # mtime 0: the same outputs make the same bytes; zlib's level 6 (as the plans)
-        with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, compresslevel=6) as gz:
+        # mtime 0: the same outputs make the same bytes; level 1: a quarter of level 6's time
+        with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, compresslevel=1) as gz:
             gz.write(("\n".join(lines) + "\n").encode("utf-8") if lines else b"")
         data = buffer.getvalue()
         safeio.write_bytes(path, data)
@@ -116,6 +117,8 @@ def read_outputs(path: Path) -> Iterator[KeptOutput]:
                 except (ValueError, KeyError, TypeError) as exc:
                     raise DriversError(f"{path.name} line {number} is damaged: {exc}") from None
     except FileNotFoundError:
-        raise DriversError(f"{path}: no kept answers (the run kept none, or the file is gone)")
+        raise DriversError(
+            f"{path}: no kept answers (the run kept none, or the file is gone)"
+        ) from None
     except (OSError, EOFError) as exc:
         raise DriversError(f"{path.name} cannot be read: {exc}") from None

@@ -9,7 +9,6 @@ connection itself is gone: then the whole run stops.
 from __future__ import annotations
 
 import contextlib
-
 from collections.abc import Callable
 
 from dbbench.drivers.engine import QueryOutput, Session

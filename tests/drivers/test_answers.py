@@ -33,7 +33,7 @@ def test_the_digest_follows_the_spec_column_classes() -> None:
     tied = [(7, Decimal("100.00"), day, 0), (3, 100.0, day, 0), (5, Decimal("90"), day, 0)]
     swapped = [tied[1], tied[0], tied[2]]
     assert answer_digest(3, tied) == answer_digest(3, swapped)
-    assert canonical_rows(3, tied)[2] == ["5", "90.00", day, "0"]
+    assert canonical_rows(3, tied)[2] == ("5", "90.00", day, "0")
     # rows whose keys differ keep their order
     assert answer_digest(4, [("1-URGENT", 5), ("2-HIGH", 4)]) != answer_digest(
         4, [("2-HIGH", 4), ("1-URGENT", 5)]
