@@ -315,13 +315,15 @@ def canonical_rows(query: int, rows: Sequence[Sequence[Any]]) -> list[tuple[str 
         return [tuple(_canonical_slow("str", v) for v in row) for row in rows]  # unlike any
     columns = [
         _canonical_column(kind, column)
-        for kind, column in zip(classes, zip(*rows, strict=True) if rows else [()] * width)
+        for kind, column in zip(
+            classes, zip(*rows, strict=True) if rows else [()] * width, strict=True
+        )
     ]
-    out: list[tuple[str | None, ...]] = list(zip(*columns))
+    out: list[tuple[str | None, ...]] = list(zip(*columns, strict=True))
     keys = ORDER_KEYS[query]
     if not keys or len(out) < 2:
         return out
-    tied = out if len(keys) == width else list(zip(*(columns[i] for i in keys)))
+    tied = out if len(keys) == width else list(zip(*(columns[i] for i in keys), strict=True))
     if all(map(operator.ne, tied[1:], tied[:-1])):
         return out  # no two neighbours tie (the usual case)
     start = 0
