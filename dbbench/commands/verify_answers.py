@@ -13,7 +13,8 @@ from dbbench.drivers.sequencer.answers_check import check_answers
 from dbbench.drivers.url import parse_url, redact
 from dbbench.errors import DbbenchError
 from dbbench.reports import escape
-from dbbench.reports.model import RESULT_FILE, BenchmarkResult
+from dbbench.reports.model import RESULT_FILE
+from dbbench.reports.tpch.model import BenchmarkResult
 
 
 def _say(line: str) -> None:

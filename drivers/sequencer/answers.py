@@ -30,7 +30,7 @@ from typing import Any
 from dbbench.drivers.errors import DriversError
 from dbbench.queries.validate import answer_digest
 from dbbench.reports import safeio
-from dbbench.reports.model import AnswerRecord, Answers
+from dbbench.reports.tpch.model import AnswerRecord, Answers
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from dbbench.drivers.sequencer.refresh import generate_update_set
 from dbbench.drivers.sequencer.streams import run_rendered
 from dbbench.queries.render import render
 from dbbench.queries.validate import answer_digest, compare_results
-from dbbench.reports.model import AnswerCheck, BenchmarkResult, Interval
+from dbbench.reports.tpch.model import AnswerCheck, BenchmarkResult, Interval
 
 #: Lines of disagreement the result keeps (every one is printed).
 MAX_LINES = 100

@@ -16,7 +16,7 @@ from private_databases import fresh_postgres
 from dbbench.cli import main
 from dbbench.queries.validate import answer_digest, canonical_rows
 from dbbench.reports.loading import load_result
-from dbbench.reports.model import ANSWERS_FILE
+from dbbench.reports.tpch.model import ANSWERS_FILE
 
 
 def test_the_digest_follows_the_spec_column_classes() -> None:

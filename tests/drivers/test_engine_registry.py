@@ -205,8 +205,10 @@ def test_engines_json_lists_each_engines_declared_abilities(
             continue
         assert set(row["abilities"]) <= set(ABILITIES), name  # only declared names
         assert row["abilities"] == [a for a in ABILITIES if a in row["abilities"]]  # in order
+    manual = (Path(__file__).parents[2] / "docs" / "engines.md").read_text(encoding="utf-8")
     for name, doc in ABILITIES.items():  # each ability says what it means, in one line
         assert doc and "\n" not in doc and len(doc) < 100, name
+        assert f"| `{name}` | {doc} |" in manual, name  # and the manual says the same
     # the list is what the engine class declares, and the engine does what it says
     engine = open_engine(f"duckdb:///{tmp_path / 'a.duckdb'}")
     try:
