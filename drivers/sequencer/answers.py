@@ -104,21 +104,21 @@ def read_outputs(path: Path) -> Iterator[KeptOutput]:
     """The kept outputs of a run directory's answers file, in the file's order; a missing or
     damaged file is one line (:class:`DriversError`)."""
     try:
-        with gzip.open(path, "rt", encoding="utf-8") as text:
-            for number, line in enumerate(text, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    entry = json.loads(line)
-                    yield KeptOutput(
-                        int(entry["run"]), int(entry["stream"]), int(entry["query"]),
-                        [str(c) for c in entry["columns"]], entry["rows"],
-                    )  # fmt: skip
-                except (ValueError, KeyError, TypeError) as exc:
-                    raise DriversError(f"{path.name} line {number} is damaged: {exc}") from None
+        text = gzip.decompress(path.read_bytes()).decode("utf-8")
     except FileNotFoundError:
         raise DriversError(
             f"{path}: no kept answers (the run kept none, or the file is gone)"
         ) from None
-    except (OSError, EOFError) as exc:
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise DriversError(f"{path.name} cannot be read: {exc}") from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            yield KeptOutput(
+                int(entry["run"]), int(entry["stream"]), int(entry["query"]),
+                [str(c) for c in entry["columns"]], entry["rows"],
+            )  # fmt: skip
+        except (ValueError, KeyError, TypeError) as exc:
+            raise DriversError(f"{path.name} line {number} is damaged: {exc}") from None
