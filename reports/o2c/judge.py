@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dbbench.reports.o2c.model import O2CProbe, O2CResult
 from dbbench.reports.o2c.metrics import (
     RATING_NAME,
     Limits,
@@ -16,6 +15,7 @@ from dbbench.reports.o2c.metrics import (
     summarize,
     summarize_result,
 )
+from dbbench.reports.o2c.model import O2CProbe, O2CResult
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ from dbbench.drivers.o2c.simulator import Progress, RunConfig, Simulator
 from dbbench.drivers.o2c.study import SearchLimits, search_with_confirmation
 from dbbench.drivers.registry import open_engine
 from dbbench.reports.o2c.judge import MetricsJudge
-from dbbench.reports.o2c.model import O2CProbe, O2CResult, O2CSteps
 from dbbench.reports.o2c.metrics import (
     STEPS_PER_LOOP,
     Limits,
