@@ -60,6 +60,14 @@ PlansOpt = Annotated[
         "(an extra untimed pass that executes every query).",
     ),
 ]
+AnswersOpt = Annotated[
+    bool,
+    typer.Option(
+        "--answers/--no-answers",
+        help="Keep every query's output beside the result (answers.jsonl.gz, digests in the "
+        "result) for dbbench verify --answers; --no-answers: the result says none were kept.",
+    ),
+]
 Reload = Annotated[bool, typer.Option("--reload", help="Load even if the database is loaded.")]
 NoSpaceCheck = Annotated[
     bool,
@@ -213,6 +221,7 @@ def _options(
     jobs: int | None = None,
     telemetry: float = 1.0,
     plans: str = "explain",
+    answers: bool = True,
 ) -> RunOptions:
     if plans not in PLAN_MODES:
         raise typer.BadParameter(f"{plans!r} is not one of {', '.join(PLAN_MODES)}")
@@ -225,6 +234,7 @@ def _options(
         jobs=jobs,
         telemetry_interval=telemetry if telemetry != 0 else None,
         plans=plans,
+        answers=answers,
     )
 
 
@@ -240,12 +250,14 @@ def run(
     no_space_check: NoSpaceCheck = False,
     telemetry_interval: TelemetryOpt = 1.0,
     plans: PlansOpt = "explain",
+    answers: AnswersOpt = True,
 ) -> None:
     """The whole benchmark: load test, then each run's power and throughput tests."""
     sf = target.scale_factor
     options = _options(
-        sf, streams, seed, query_timeout, runs, jobs, telemetry=telemetry_interval, plans=plans
-    )
+        sf, streams, seed, query_timeout, runs, jobs, telemetry=telemetry_interval, plans=plans,
+        answers=answers,
+    )  # fmt: skip
 
     def steps(bench: Benchmark) -> None:
         bench.load(reload=reload)

@@ -41,6 +41,8 @@ class RunOptions:
     #: ``repetitions`` hot ones, and as many cold ones before them with ``cold``
     repetitions: int = 0
     cold: bool = False
+    #: keep every query's output beside the result (``sequencer.answers``)
+    answers: bool = True
 
 
 def check_scale_factor(sf: float) -> None:

@@ -23,9 +23,10 @@ from typing import (
 
 from dbbench.reports.model import EngineInfo, ResultEnvelope, ResultStatus, SystemInfo
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SCHEMA_NAME = "dbbench-result"
 PLANS_FILE = "plans.jsonl.gz"  # the plan of every query as run (:class:`Plans`)
+ANSWERS_FILE = "answers.jsonl.gz"  # every query's rows as run (:class:`Answers`)
 DUCKDB_FILE = "tpch.duckdb"  # ``--engine duckdb``: the database file inside the run directory
 
 #: Valid scale factors [SPEC 4.1.3]: anything else is not a compliant TPC-H database size.
@@ -238,6 +239,47 @@ class Plans:
 
 
 @dataclass
+class AnswerRecord:
+    """The output of one query of one stream of one run: its rows are in the run's
+    :data:`ANSWERS_FILE` under the same keys; ``sha256`` is the canonical digest (values
+    normalised by the spec's column classes: engines that agree digest alike)."""
+
+    run: int
+    stream: int
+    query: int
+    rows: int
+    sha256: str
+
+
+@dataclass
+class AnswerCheck:
+    """``dbbench verify --answers``'s verdict on the kept outputs: ``checked`` of ``total``
+    compared by value with ``reference`` (``disagree`` of them differed), ``not_checked``
+    overlapped a refresh function (or followed a failed one) and were not compared."""
+
+    reference: str
+    total: int = 0
+    checked: int = 0
+    disagree: int = 0
+    not_checked: int = 0
+    created: float = 0.0
+    lines: list[str] = field(default_factory=list)  # one per disagreement (the first 100)
+
+
+@dataclass
+class Answers:
+    """Every query's output, kept after the measured work (never inside a timed interval).
+    ``kept`` false: the run was told not to keep them (``--no-answers``)."""
+
+    kept: bool = True
+    file: str = ANSWERS_FILE  # in the run directory, next to the result
+    seconds: float = 0.0  # digesting and writing them (after the last run)
+    bytes: int = 0  # of the compressed file
+    records: list[AnswerRecord] = field(default_factory=list)
+    check: AnswerCheck | None = None  # ``dbbench verify --answers``; None: not verified
+
+
+@dataclass
 class QueryPass:
     """One pass of the 22 queries (validation defaults, one session) after the performance
     runs: ``cold`` right after the engine was reopened (and the page cache dropped, where
@@ -289,6 +331,7 @@ class BenchmarkResult(ResultEnvelope):
     telemetry: Telemetry | None = None  # resource samples (issue 14); None: not sampled
     plans: Plans | None = None  # query plans (issue 23); None: not captured (--plans off)
     passes: Passes | None = None  # a study's cold and hot passes; None: none asked for
+    answers: Answers | None = None  # every query's output (issue 35); None: an older result
 
     @classmethod
     def upgrade_data(cls, data: dict[str, Any]) -> dict[str, Any]:
@@ -304,6 +347,9 @@ def upgrade(data: dict[str, Any]) -> dict[str, Any]:
 
     Version 2 -> 3: ``plans`` (the query plans a run captured) and ``passes`` (a study's cold
     and hot passes); a version 2 result has neither.
+
+    Version 3 -> 4: ``answers`` (every query's output, kept beside the result); a version 3
+    result kept none (``None``: "not recorded").
     """
     data = dict(data)
     if data.get("schema_version") == 1:
@@ -322,4 +368,7 @@ def upgrade(data: dict[str, Any]) -> dict[str, Any]:
         data["plans"] = None
         data["passes"] = None
         data["schema_version"] = 3
+    if data.get("schema_version") == 3:
+        data["answers"] = None
+        data["schema_version"] = 4
     return data

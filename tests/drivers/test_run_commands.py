@@ -74,6 +74,7 @@ def test_cost_sheet_is_checked_before_anything_runs(
         "load",
         "run 1 power",
         "run 1 throughput",
+        "answers",  # every query's output digested and written, after the measured work
         "plans",  # each query's plan, after the measured work
         "refresh-set generation",
         "reports",
