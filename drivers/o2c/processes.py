@@ -167,31 +167,42 @@ def _collect(procs: list[Any], inbox: Any, parts: dict[int, Part], lost: dict[in
     SIGTERM here is passed on to the driver processes (their probes end where they stopped)
     and True is returned."""
     interrupted = False
-    after_end = 0.0
+    dead_for = 0.0
     while len(parts) + len(lost) < len(procs):
         try:
-            kind, k, payload = inbox.get(timeout=0.5)
+            try:
+                kind, k, payload = inbox.get(timeout=0.5)
+            except queue.Empty:
+                dead_for = _note_lost(procs, parts, lost, dead_for)
+                if interrupted and dead_for > RESULT_LIMIT:
+                    break
+                continue
+            if kind == "probe":
+                parts[k] = payload
+            elif kind == "error":
+                lost[k] = str(payload)
         except KeyboardInterrupt:
             interrupted = True
             for p in procs:
                 if p.is_alive() and p.pid is not None:
                     with contextlib.suppress(OSError):
                         os.kill(p.pid, signal.SIGINT)
-            continue
-        except queue.Empty:
-            for n, p in enumerate(procs):
-                if n not in parts and n not in lost and not p.is_alive():
-                    after_end += 0.5  # a process may still be writing its probe
-                    if after_end > 2.0:
-                        lost[n] = f"it exited with code {p.exitcode} (pid {p.pid})"
-            if interrupted and after_end > RESULT_LIMIT:
-                break
-            continue
-        if kind == "probe":
-            parts[k] = payload
-        elif kind == "error":
-            lost[k] = str(payload)
     return interrupted
+
+
+def _note_lost(
+    procs: list[Any], parts: dict[int, Part], lost: dict[int, str], dead_for: float
+) -> float:
+    """Name the driver processes gone without a probe (after 2 s: one may still be handing
+    its probe over); returns the seconds a process has been seen dead so far."""
+    dead = [n for n, p in enumerate(procs) if n not in parts and n not in lost and not p.is_alive()]
+    if not dead:
+        return dead_for
+    dead_for += 0.5
+    if dead_for > 2.0:
+        for n in dead:
+            lost[n] = f"it exited with code {procs[n].exitcode} (pid {procs[n].pid})"
+    return dead_for
 
 
 def _from_journal(journal: Path | None) -> O2CProbe | None:

@@ -186,10 +186,12 @@ def test_a_killed_driver_process_is_named_and_its_steps_kept(
     out = tmp_path / "run.json"
     proc = _cli(["-e", tpch_url, "-u", "12", "--think", "0.2", "--rampup", "1", "--steady",
                  "20", "-w", "4", "--progress", "600", "--driver-processes", "2", "-o", str(out)])  # fmt: skip
-    deadline = time.monotonic() + 60
-    while len(_drivers(proc.pid)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.2)
-    time.sleep(6)  # both are driving
+    journals = [out.with_name(f"{out.name}.steps.csv.{k}") for k in (1, 2)]
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and not all(
+        j.is_file() and j.stat().st_size > 2000 for j in journals
+    ):
+        time.sleep(0.2)  # both are driving (their journals fill)
     victim = _drivers(proc.pid)[1]
     victim.kill()
     time.sleep(2)
