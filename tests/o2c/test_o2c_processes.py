@@ -113,7 +113,7 @@ def test_embedded_engine_refuses_several_processes(tmp_path: Path) -> None:
     engine = open_engine(f"duckdb:///{tmp_path / 'x.duckdb'}")
     try:
         require_shareable(engine, 1)
-        with pytest.raises(DriversError, match="embedded.*cannot share"):
+        with pytest.raises(DriversError, match=r"embedded.*cannot share"):
             require_shareable(engine, 2)
     finally:
         engine.close()
@@ -179,13 +179,12 @@ def _drivers(pid: int) -> list[psutil.Process]:
 
 @pytest.mark.postgresql
 @pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
-def test_a_killed_driver_process_is_named_and_its_steps_kept(
-    tpch_url: str, tmp_path: Path
-) -> None:
+def test_a_killed_driver_process_is_named_and_its_steps_kept(tpch_url: str, tmp_path: Path) -> None:
     _prepared(tpch_url, 12)
     out = tmp_path / "run.json"
-    proc = _cli(["-e", tpch_url, "-u", "12", "--think", "0.2", "--rampup", "1", "--steady",
-                 "20", "-w", "4", "--progress", "600", "--driver-processes", "2", "-o", str(out)])  # fmt: skip
+    args = ["-e", tpch_url, "-u", "12", "--think", "0.2", "--rampup", "1", "--steady", "20",
+            "-w", "4", "--progress", "600", "--driver-processes", "2", "-o", str(out)]  # fmt: skip
+    proc = _cli(args)
     journals = [out.with_name(f"{out.name}.steps.csv.{k}") for k in (1, 2)]
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and not all(
