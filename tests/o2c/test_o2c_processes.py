@@ -119,11 +119,10 @@ def test_embedded_engine_refuses_several_processes(tmp_path: Path) -> None:
         engine.close()
 
 
-def _cli(args: list[str], **kw: object) -> subprocess.Popen[str]:
+def _cli(args: list[str]) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     cmd = [sys.executable, "-m", "dbbench", "o2c", "run", *args]
-    return subprocess.Popen(cmd, env=env, text=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, **kw)  # type: ignore[call-overload]  # fmt: skip
+    return subprocess.Popen(cmd, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def _prepared(url: str, users: int) -> None:
