@@ -203,3 +203,24 @@ def test_a_killed_driver_process_is_named_and_its_steps_kept(tpch_url: str, tmp_
     assert users & set(range(0, 12, 2)) and users & set(range(1, 12, 2))  # both halves
     assert any(e.startswith("interrupted") for e in probe.errors)
     assert json.loads(out.read_text())["probes"][0]["driver_processes"] == 2
+
+
+@pytest.mark.postgresql
+@pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
+def test_a_search_probes_with_two_driver_processes(tpch_url: str, tmp_path: Path) -> None:
+    _prepared(tpch_url, 10)
+    out = tmp_path / "search.json"
+    cmd = [sys.executable, "-m", "dbbench", "o2c", "search", "-e", tpch_url, "-u", "10",
+           "--max-users", "10", "--max-probes", "1", "--confirm-steady", "0",
+           "--probe-loops", "1", "--think", "0.2", "-w", "2", "--progress", "600",
+           "--driver-processes", "2", "-o", str(out)]  # fmt: skip
+    done = subprocess.run(
+        cmd, env={**os.environ, "PYTHONPATH": os.getcwd()}, capture_output=True, text=True,
+        timeout=180,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = O2CResult.read(out)
+    assert result.kind == "search" and result.config["driver_processes"] == 2
+    (probe,) = result.probes
+    assert probe.driver_processes == 2 and probe.status == "complete"
+    assert probe.work_processes == 2 and set(probe.steps.user) == set(range(10))
