@@ -212,7 +212,7 @@ class EngineFacts:
     preflight: tuple[SettingRule, ...] = ()
 
     def preflight_facts(self) -> dict[str, Any]:
-        """What the preflight of a result needs, as plain data (``reports.fairness`` reads
+        """What the preflight of a result needs, as plain data (``reports.tpch.fairness`` reads
         it; reports import no engine)."""
         return {
             "bytes_per_sf": self.bytes_per_sf,

@@ -47,7 +47,8 @@ from dbbench.drivers.rundir import (
 from dbbench.drivers.signals import EXIT_INTERRUPTED, interrupt_on_signals, within
 from dbbench.drivers.space import check_space
 from dbbench.drivers.url import parse_url, redact
-from dbbench.reports.model import DUCKDB_FILE, JOURNAL_FILE, RESULT_FILE
+from dbbench.reports.model import JOURNAL_FILE, RESULT_FILE
+from dbbench.reports.tpch.model import DUCKDB_FILE
 
 EXIT_OK = 0
 EXIT_ERROR = 1

@@ -33,7 +33,7 @@ ENTRY_POINT_GROUP = "dbbench.families"
 class RenderOptions:
     """What a renderer may be given besides the result."""
 
-    cost_sheet: Any = None  # a parsed reports.costsheet.CostSheet (TPC-H)
+    cost_sheet: Any = None  # a parsed reports.tpch.costsheet.CostSheet (TPC-H)
     color: bool = False  # text for a colour terminal
     source: Path | None = None  # the result's run directory (files beside it: plans)
 
@@ -110,7 +110,10 @@ class Family:
 
 def _builtin() -> list[Family]:
     """The kit's own families (their modules are imported here, not at start-up)."""
-    from dbbench.reports import family_hammerdb, family_mixed, family_o2c, family_tpch
+    from dbbench.reports.hammerdb import family as family_hammerdb
+    from dbbench.reports.mixed import family as family_mixed
+    from dbbench.reports.o2c import family as family_o2c
+    from dbbench.reports.tpch import family as family_tpch
 
     return [family_tpch.FAMILY, family_hammerdb.FAMILY, family_o2c.FAMILY, family_mixed.FAMILY]
 
@@ -161,7 +164,7 @@ def _result_file(path: Path) -> Path | None:
 def read_result(path: Path) -> tuple[Family, Any, str | None]:
     """The family and the result of a file or run directory, read once, and what was
     recovered to complete it (None: nothing); :class:`ReportsError` (one line) otherwise."""
-    from dbbench.reports.model import SCHEMA_NAME
+    from dbbench.reports.tpch.model import SCHEMA_NAME
 
     if not path.exists():
         raise ReportsError(f"no such result file or run directory: {path}")

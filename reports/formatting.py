@@ -9,7 +9,8 @@ import datetime as dt
 import functools
 from decimal import ROUND_HALF_UP, Decimal
 
-from dbbench.reports import escape, metrics
+from dbbench.reports import escape
+from dbbench.reports.tpch import metrics
 
 NA = "n/a"
 

@@ -5,7 +5,7 @@ Unofficial and SD-like: its rating is "O2C-SAPS (unofficial)", never SAPS, and n
 comparable with SAP certifications. The commands parse and print: each workload runs in
 :func:`drivers.lifecycle.open_run` (the database's benchmark lock, signals) through
 :mod:`dbbench.drivers.o2c.study`; the verdicts, metrics and report come from
-:mod:`dbbench.reports.o2c_metrics` and ``o2c_render``. Exit codes: 0 valid, 3 invalid run
+:mod:`dbbench.reports.o2c.metrics` and ``o2c_render``. Exit codes: 0 valid, 3 invalid run
 (response time above the limit, a failed step, a lost server) or failed check, 1 a user error,
 130 an interrupted search, scaling or node study (Ctrl-C, kill: what was measured is kept).
 """
@@ -33,10 +33,10 @@ from dbbench.drivers.o2c.study import (
 from dbbench.drivers.rundir import default_run_name
 from dbbench.drivers.url import redact
 from dbbench.errors import DbbenchError, ExitCode
-from dbbench.reports.model import O2CResult
-from dbbench.reports.o2c_judge import MetricsJudge
-from dbbench.reports.o2c_metrics import TRANSACTION_STEPS, Limits
-from dbbench.reports.o2c_render import render_o2c
+from dbbench.reports.o2c.judge import MetricsJudge
+from dbbench.reports.o2c.metrics import TRANSACTION_STEPS, Limits
+from dbbench.reports.o2c.model import O2CResult
+from dbbench.reports.o2c.render import render_o2c
 
 app = typer.Typer(
     help="SD-like order-to-cash dialog workload (unofficial; not SAP SD, no SAPS).",

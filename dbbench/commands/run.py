@@ -27,10 +27,10 @@ from dbbench.drivers.rundir import default_run_name
 from dbbench.drivers.sequencer import Benchmark, RunOptions, RunProgress
 from dbbench.drivers.sequencer.config import PLAN_MODES, check_options
 from dbbench.errors import DbbenchError, ExitCode, error_line
-from dbbench.reports.compliance import messages
-from dbbench.reports.costsheet import CostSheet, load_cost_sheet
-from dbbench.reports.model import DUCKDB_FILE, BenchmarkResult, default_streams
-from dbbench.reports.render import write_reports
+from dbbench.reports.tpch.compliance import messages
+from dbbench.reports.tpch.costsheet import CostSheet, load_cost_sheet
+from dbbench.reports.tpch.model import DUCKDB_FILE, BenchmarkResult, default_streams
+from dbbench.reports.tpch.render import write_reports
 
 Seed = Annotated[
     int | None,

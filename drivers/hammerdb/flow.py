@@ -45,7 +45,8 @@ from dbbench.drivers.registry import open_engine, spec_for
 from dbbench.drivers.rundir import default_run_name
 from dbbench.drivers.sysinfo import engine_info, system_info
 from dbbench.drivers.url import EngineURL, redact
-from dbbench.reports.model import RESULT_FILE, EngineInfo, HammerDBResult, kit_version
+from dbbench.reports.hammerdb.model import HammerDBResult
+from dbbench.reports.model import RESULT_FILE, EngineInfo, kit_version
 from dbbench.reports.safeio import write_text
 
 BUILD_FILE = "build.json"

@@ -36,7 +36,8 @@ from dbbench.drivers.lifecycle import open_engines
 from dbbench.drivers.o2c.capacity import work_processes
 from dbbench.drivers.o2c.setup import Prepared
 from dbbench.drivers.o2c.simulator import INTERRUPTED, RunConfig, Simulator
-from dbbench.reports.model import O2CProbe, O2CSteps, ResultStatus
+from dbbench.reports.model import ResultStatus
+from dbbench.reports.o2c.model import O2CProbe, O2CSteps
 
 #: Seconds the coordinator waits for every driver process to open its connections.
 READY_LIMIT = 120.0

@@ -46,7 +46,7 @@ from dbbench.drivers.o2c.setup import (
 )
 from dbbench.queries import o2c as q
 from dbbench.reports import safeio
-from dbbench.reports.model import O2CProbe, O2CSteps
+from dbbench.reports.o2c.model import O2CProbe, O2CSteps
 
 INTERRUPTED = "interrupted"
 #: Seconds the ramp-down waits for in-flight steps before giving up on them.

@@ -4,7 +4,7 @@
 and what ended each search (:func:`limited_by`).
 
 Drivers compute no metrics: whether a probe passes and which probe a result stands for come
-from a :class:`Judge` the caller builds from ``reports.o2c_metrics``. Every study runs its
+from a :class:`Judge` the caller builds from ``reports.o2c.metrics``. Every study runs its
 probes inside :func:`drivers.lifecycle.open_run` (each database's benchmark lock held, Ctrl-C
 and ``kill`` as an interrupt) and rewrites its result before and after every probe, so a
 driver killed outright leaves the finished probes and the running one's step journal.
@@ -38,7 +38,8 @@ from dbbench.drivers.o2c.simulator import (
 )
 from dbbench.drivers.signals import within
 from dbbench.drivers.url import redact
-from dbbench.reports.model import EngineInfo, O2CProbe, O2CResult
+from dbbench.reports.model import EngineInfo
+from dbbench.reports.o2c.model import O2CProbe, O2CResult
 
 #: Seconds an interrupted search may spend writing its stopped probe into the result: the
 #: file written before that probe already holds every finished probe and names the step
@@ -103,7 +104,7 @@ class SearchLimits:
     confirm_steady: float = SD_WINDOW
     probe_loops: int | None = 2
     #: limits beyond the average (percentiles, per transaction), recorded in the result's
-    #: config for the reports' verdicts (``reports.o2c_metrics.Limits.config``)
+    #: config for the reports' verdicts (``reports.o2c.metrics.Limits.config``)
     rt_extra: dict[str, Any] = field(default_factory=dict)
     #: ``--work-processes auto``: widen the pool while it, not the database, holds the
     #: response time (:func:`drivers.o2c.simulator.search`)

@@ -1,12 +1,12 @@
 """A benchmark from start to finish: load test, runs, the result file.
 
 :class:`Benchmark` owns the run directory's two files: ``journal.jsonl`` (every event as it
-happens) and ``result.json`` (the :class:`reports.model.BenchmarkResult`, rewritten
+happens) and ``result.json`` (the :class:`reports.tpch.model.BenchmarkResult`, rewritten
 atomically after every phase and once more however the benchmark ends, so a stopped run
 still leaves a readable partial result).
 
 It records facts only. The compliance verdict comes from a ``judge`` the caller passes in
-(the CLI passes ``reports.compliance.judge``); without one the result says "not evaluated".
+(the CLI passes ``reports.tpch.compliance.judge``); without one the result says "not evaluated".
 """
 
 from __future__ import annotations
@@ -35,20 +35,13 @@ from dbbench.drivers.telemetry import Sampler, engine_probe, engine_scope
 from dbbench.drivers.url import redact
 from dbbench.drivers.workload_rows import workload_rows
 from dbbench.queries.params import seed_from_time
-from dbbench.reports.model import (
-    JOURNAL_FILE,
-    RESULT_FILE,
-    BenchmarkResult,
-    Compliance,
-    RunResult,
-    kit_version,
-    not_evaluated,
-)
+from dbbench.reports.model import JOURNAL_FILE, RESULT_FILE, kit_version
+from dbbench.reports.tpch.model import BenchmarkResult, Compliance, RunResult, not_evaluated
 
 #: Seconds the telemetry sampler gets to stop, and the storage size to be read, at the end.
 _STOP_SECONDS = 5.0
 
-#: Decides a result's compliance from its facts (``reports.compliance.judge``).
+#: Decides a result's compliance from its facts (``reports.tpch.compliance.judge``).
 Judge = Callable[[BenchmarkResult], Compliance]
 
 
@@ -88,7 +81,7 @@ class Benchmark:
             config=_config(options, command),
         )
         # the engine's preflight facts, for the report's configuration warnings
-        # (``reports.fairness.CONFIG_KEY``: reports import no engine)
+        # (``reports.tpch.fairness.CONFIG_KEY``: reports import no engine)
         self.result.config["preflight"] = engine.facts.preflight_facts()
         self.journal.event(
             "benchmark_start", command=command, engine=redact(url), sf=options.sf,

@@ -20,7 +20,7 @@ from dbbench.drivers.open_sessions import OpenSessions
 from dbbench.drivers.sequencer.clock import Clock
 from dbbench.drivers.sequencer.config import RunOptions
 from dbbench.drivers.sequencer.progress import RunProgress
-from dbbench.reports.model import Interval, IntervalKind, Phase, RunResult
+from dbbench.reports.tpch.model import Interval, IntervalKind, Phase, RunResult
 
 
 @dataclass

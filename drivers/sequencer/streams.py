@@ -16,7 +16,7 @@ from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.watchdog import Watchdog
 from dbbench.queries.order import stream_order
 from dbbench.queries.render import RenderedQuery, render
-from dbbench.reports.model import Interval, Phase, RunResult, Status
+from dbbench.reports.tpch.model import Interval, Phase, RunResult, Status
 
 
 def run_rendered(session: Session, rendered: RenderedQuery) -> QueryOutput:

@@ -27,7 +27,8 @@ from dbbench.drivers.sequencer.benchmark import Benchmark
 from dbbench.drivers.sequencer.config import RunOptions
 from dbbench.drivers.sequencer.workload import TpchWorkload
 from dbbench.drivers.space import NoSpace
-from dbbench.reports.model import RESULT_FILE, BenchmarkResult
+from dbbench.reports.model import RESULT_FILE
+from dbbench.reports.tpch.model import BenchmarkResult
 
 #: ok; invalid (the run has errors); failed (nothing usable)
 StepStatus = Literal["ok", "invalid", "failed"]

@@ -19,7 +19,7 @@ from dbbench.drivers.sequencer.benchmark import Benchmark, Judge
 from dbbench.drivers.sequencer.config import RunOptions
 from dbbench.drivers.sequencer.progress import RunProgress
 from dbbench.drivers.sequencer.views import drop_leftover_views_quietly
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.tpch.model import BenchmarkResult
 
 
 class TpchWorkload:

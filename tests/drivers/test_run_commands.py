@@ -17,8 +17,8 @@ from dbbench.cli import main
 from dbbench.commands import run_progress
 from dbbench.drivers.sequencer import RESULT_FILE, RunProgress
 from dbbench.errors import ExitCode
-from dbbench.reports.compliance import messages
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.tpch.compliance import messages
+from dbbench.reports.tpch.model import BenchmarkResult
 
 SF = "0.01"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "cost-sheets"

@@ -23,7 +23,8 @@ from dbbench.drivers.sequencer.study import (
     same_settings,
 )
 from dbbench.drivers.sequencer.workload import TpchWorkload
-from dbbench.reports.model import RESULT_FILE, BenchmarkResult
+from dbbench.reports.model import RESULT_FILE
+from dbbench.reports.tpch.model import BenchmarkResult
 
 
 @contextlib.contextmanager

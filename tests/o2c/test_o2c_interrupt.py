@@ -14,7 +14,7 @@ from pathlib import Path
 from test_o2c_crash import _prepared_duckdb
 
 from dbbench.drivers.signals import EXIT_INTERRUPTED, STOP_SECONDS
-from dbbench.reports.model import O2CResult
+from dbbench.reports.o2c.model import O2CResult
 
 #: Seconds from the signal to the exit at most (generous: the machine is slow and shared)
 BOUND = 15.0

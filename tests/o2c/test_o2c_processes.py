@@ -21,8 +21,8 @@ from dbbench.drivers.errors import DriversError
 from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.processes import Part, merge, require_shareable, shares
 from dbbench.drivers.registry import open_engine
-from dbbench.reports.model import O2CProbe, O2CResult, O2CSteps
-from dbbench.reports.o2c_metrics import closed_loop_steps_per_hour, summarize
+from dbbench.reports.o2c.metrics import closed_loop_steps_per_hour, summarize
+from dbbench.reports.o2c.model import O2CProbe, O2CResult, O2CSteps
 
 LOOP = 15
 
