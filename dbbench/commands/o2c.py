@@ -92,6 +92,7 @@ class Dialog:
     rt_p99: float | None
     rt_limit_step: list[str]
     progress: float
+    driver_processes: int
 
     def start(self, users: int, steady: float) -> tuple[RunConfig, O2CDisplay]:
         """The checked run configuration for ``users`` and the display that shows it."""
@@ -137,6 +138,7 @@ class Dialog:
         cfg = RunConfig(
             users, self.think, self.think_dist, self.rampup, steady, self.pool(),
             progress_interval=shown.interval(self.progress),
+            driver_processes=self.driver_processes,
         )  # fmt: skip
         cfg.validate()
         return cfg
@@ -200,6 +202,11 @@ DIALOG = OptionGroup(
             help="A transaction's own average limit, e.g. VA01=1.5 (repeatable).",
         ),
         option("progress", float, 10.0, "--progress", help="Seconds between progress lines."),
+        option(
+            "driver_processes", int, 1, "--driver-processes",
+            help="Driver processes sharing the users and work processes (a server engine; "
+            "merged exactly into one probe).",
+        ),
     ),
     Dialog,
 )  # fmt: skip

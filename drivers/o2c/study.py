@@ -23,6 +23,7 @@ from dbbench.drivers.errors import DriversError
 from dbbench.drivers.lifecycle import RunScope, open_run
 from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.identity import distinct_servers
+from dbbench.drivers.o2c.processes import require_shareable, run_processes
 from dbbench.drivers.o2c.result import build_result
 from dbbench.drivers.o2c.simulator import (
     INTERRUPTED,
@@ -188,6 +189,7 @@ def run_users(
     prepared = setup.require_prepared(engine)
     journal = path.with_name(path.name + ".steps.csv")
     sim = Simulator(engine, prepared, config, shown, journal, url, nodes)  # checks first
+    require_shareable(engine, config.driver_processes)
     path.parent.mkdir(parents=True, exist_ok=True)
     planned = planned_probe(config, journal.name)
     settings = {**config.__dict__, **(rt_extra or {}), "servers": servers, "repeat": repeat}
@@ -201,7 +203,7 @@ def run_users(
         result.write(path)
         journal.unlink(missing_ok=True)
         with shown.shown():  # kill or Ctrl-C: a partial probe
-            probe = sim.run()
+            probe = drive(sim, scope.urls, journal)
         probe.nodes = node_labels(scope.urls)
         probes.append(probe)
         result = build_result("run", engine, url, prepared, probes, rt_limit, settings)
@@ -210,6 +212,16 @@ def run_users(
         if stopped(probe):
             break
     return result
+
+
+def drive(sim: Simulator, urls: Sequence[str], journal: Path | None) -> O2CProbe:
+    """The probe of ``sim``'s configuration: in this process, or with
+    ``driver_processes > 1`` by that many driver processes, merged
+    (:func:`drivers.o2c.processes.run_processes`)."""
+    n = sim.config.driver_processes
+    if n == 1:
+        return sim.run()
+    return run_processes(sim.engine, urls, sim.prepared, sim.config, n, journal)
 
 
 def scale_study(
@@ -234,9 +246,10 @@ def scale_study(
     for k, config in enumerate(configs, 1):
         shown.label = f"scale point {k}/{len(configs)}: {config.users:,} users"
         sim = Simulator(engine, prepared, config, shown, url=url)
+        require_shareable(engine, config.driver_processes)
         with shown.shown():
             try:
-                probes.append(sim.run())
+                probes.append(drive(sim, scope.urls, None))
             finally:
                 if probes:
                     result().write(path)
@@ -274,6 +287,7 @@ def search_with_confirmation(
             **{**config.__dict__, "steady": limits.probe_loops * config.loop_seconds()}
         )
     Simulator(engine, prepared, config, nodes=nodes)  # its checks before any file
+    require_shareable(engine, config.driver_processes)
     path.parent.mkdir(parents=True, exist_ok=True)
     journal = path.with_name(path.name + ".steps.csv")
     settings = {
@@ -342,7 +356,8 @@ def search_with_confirmation(
             if k:
                 before(run_cfg)
             shown.label = f"confirmation {k + 1}/{limits.confirm_repeat}: {users:,} users"
-            found = Simulator(engine, prepared, run_cfg, shown, journal, url, nodes).run()
+            sim = Simulator(engine, prepared, run_cfg, shown, journal, url, nodes)
+            found = drive(sim, scope.urls, journal)
             found.role = "confirmation"
             ok = judge.passes(found)
             after(found, ok)
@@ -359,6 +374,7 @@ def search_with_confirmation(
                 max_probes=limits.max_probes, on_probe=after, progress=shown,
                 before_probe=before, journal=journal, url=url, nodes=nodes,
                 pool_bound=judge.pool_bound if limits.auto_work_processes else None,
+                runner=lambda sim: drive(sim, scope.urls, journal),
             )  # fmt: skip
             decided.update(found.decided)
             if limits.confirm_steady > 0 and not any(stopped(p) for p in found.probes):

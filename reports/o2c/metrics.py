@@ -193,6 +193,9 @@ class ProbeSummary:
     server_cpu_busy: float | None = None
     driver_cpu_busy: float | None = None
     driver_lag_p50: float | None = None  # seconds from due to the user task running
+    #: the driver processes that drove the probe, and each one's CPUs used in the window
+    driver_processes: int = 1
+    driver_busy_by_process: tuple[float, ...] = ()
     driver_lag_p99: float | None = None
     driver_lag_max: float | None = None
     #: database time of the window's steps / (work processes x window): near 1, the pool
@@ -371,6 +374,8 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
         server_cpu_busy=server_busy,
         driver_cpu_busy=driver_busy,
         driver_lag_p50=probe.driver_lag_p50,
+        driver_processes=probe.driver_processes,
+        driver_busy_by_process=tuple(c / window for c in probe.driver_cpu_by_process if window > 0),
         driver_lag_p99=probe.driver_lag_p99,
         driver_lag_max=probe.driver_lag_max,
         pool_utilisation=(
@@ -477,6 +482,8 @@ def _driver_cpus(probe: O2CProbe, window: float) -> float | None:
     """The driver process's CPUs used over the window, when at least
     :data:`DRIVER_CPU_BOUND` of one and the server's CPU was measured apart (else None)."""
     cpu = probe.driver_cpu_seconds
+    if probe.driver_cpu_by_process:  # several driver processes: the busiest one's CPU
+        cpu = max(probe.driver_cpu_by_process)
     if cpu is None or probe.server_cpu_seconds is None or window <= 0:
         return None
     used = cpu / window

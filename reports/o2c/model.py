@@ -96,6 +96,10 @@ class O2CProbe:
     #: SD-Parallel: the database nodes (URLs without password) the users were spread over,
     #: round-robin: user ``u`` worked on node ``u % len(nodes)``; empty for one database
     nodes: list[str] = field(default_factory=list)
+    #: the driver processes that drove the probe (``--driver-processes``; users split
+    #: ``i % N``) and the CPU seconds each used during the window
+    driver_processes: int = 1
+    driver_cpu_by_process: list[float] = field(default_factory=list)
 
     def complete_steps(self, folder: Path) -> None:
         """Read the steps from the journal file in ``folder`` when the probe has none (a

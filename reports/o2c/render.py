@@ -125,6 +125,11 @@ def summary_rows(result: O2CResult, probe: ProbeSummary) -> list[tuple[str, str]
         rows.append(("  the server CPU counts", scope))
     if probe.driver_cpu_busy is not None:
         rows.append(("  of it the dbbench driver", f"{probe.driver_cpu_busy:.0%}"))
+    if probe.driver_processes > 1:
+        busy = ", ".join(f"{b:.2f}" for b in probe.driver_busy_by_process) or "not measured"
+        rows.append(
+            (f"  driven by {probe.driver_processes} driver processes", f"CPUs used: {busy}")
+        )
     if probe.host_other_busy is not None:
         rows.append(("  of it neither (not attributable)", f"{probe.host_other_busy:.0%}"))
     servers = result.config.get("servers")
