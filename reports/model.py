@@ -32,7 +32,7 @@ from typing import (
     get_type_hints,
 )
 
-from dbbench.reports import safeio
+from dbbench.reports import inputs, safeio
 
 SCHEMA_VERSION = 3
 SCHEMA_NAME = "dbbench-result"
@@ -467,7 +467,7 @@ def read_json(path: Path) -> Any:
     that is not UTF-8 JSON of a plausible shape: ``NaN``/``Infinity``, a number beyond
     :data:`MAX_MAGNITUDE` (``1e400``, a 400-digit integer), nesting deeper than
     :data:`MAX_DEPTH`. ``OSError`` when it cannot be read."""
-    raw = path.read_bytes()
+    raw = inputs.read_bytes(path, inputs.JSON_LIMIT, "result")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -1,0 +1,189 @@
+"""Issue 39: the hostile-input classes, one reproducer each, through the shared mechanism
+(the bounded input reader, the safe writer, the secret scrubber, the option checks).
+
+Each test here failed on the code before issue 39: a traceback (exit 70), a device read
+whole, a FIFO that hung a walk, a password echoed, a device replaced.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from reports_fixtures import make_result
+
+from dbbench.cli import main
+from dbbench.errors import ExitCode
+
+COST_SHEET = Path(__file__).parent.parent / "examples" / "cost-sheets" / "cloud-vm-3y.toml"
+PUBLISHED = Path(__file__).parent.parent / "examples" / "published" / "ibm-x3950-m2-300gb.toml"
+SUITE = Path(__file__).parent.parent / "examples" / "suites" / "analytical-sf0.1.toml"
+
+
+def _one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    assert err.startswith("dbbench: error: ") and err.count("\n") == 1, err
+    return err
+
+
+@pytest.fixture()
+def result_file(tmp_path: Path) -> Path:
+    path = tmp_path / "result.json"
+    make_result().write(path)
+    return path
+
+
+@pytest.fixture()
+def fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "pipe.toml"
+    os.mkfifo(path)
+    return path
+
+
+# ------------------------------------------------------------- S4: unbounded reads, FIFOs
+
+DEVICE = Path("/dev/zero")  # endless: read whole, it was > 2 GB in seconds
+
+
+@pytest.mark.parametrize("source", ["device", "fifo"])
+def test_a_cost_sheet_that_is_a_device_or_fifo_is_refused_unread(
+    source: str,
+    fifo: Path,
+    result_file: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sheet = DEVICE if source == "device" else fifo
+    out = tmp_path / "r.md"
+    code = main(["report", str(result_file), "-c", str(sheet), "-o", str(out)])
+    assert code == ExitCode.USER_ERROR
+    err = _one_line_error(capsys)
+    assert ("character device" if source == "device" else "FIFO") in err
+    assert not out.exists()
+
+
+def test_a_result_baseline_or_record_that_is_a_device_is_refused(
+    result_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", str(DEVICE), "-f", "md", "-o", "-"]) == ExitCode.USER_ERROR
+    assert "character device" in _one_line_error(capsys)
+    code = main(["compare", str(result_file), str(DEVICE), "-f", "md", "-o", "-"])
+    assert code == ExitCode.USER_ERROR
+    assert "character device" in _one_line_error(capsys)
+
+
+def test_a_suite_file_that_is_a_device_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["suite", str(DEVICE), "--out", str(tmp_path / "s")])
+    assert code == ExitCode.USER_ERROR
+    assert "character device" in _one_line_error(capsys)
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_site_walk_skips_a_fifo_without_hanging(
+    result_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inputs = result_file.parent
+    os.mkfifo(inputs / "trap.json")
+    os.mkfifo(inputs / "trap.toml")
+    out = tmp_path / "site"
+    code = main(["site", str(inputs), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert "FIFO" in err, err
+    assert code in (ExitCode.OK, ExitCode.USER_ERROR) and (out / "index.html").is_file()
+
+
+# --------------------------------------------------- exit 70: TOML and numbers, one reader
+
+
+def _sheet_with(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "sheet.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        ("deep = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+        ("huge = " + "9" * 5000 + "\n", "not valid TOML"),
+        ("big = " + "9" * 25 + "\n", "integer too large"),
+    ],
+    ids=["nested-5000", "int-5000-digits", "int-25-digits"],
+)
+def test_hostile_toml_in_a_cost_sheet_is_one_line(
+    extra: str,
+    words: str,
+    result_file: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sheet = _sheet_with(tmp_path, extra + COST_SHEET.read_text(encoding="utf-8"))
+    code = main(["report", str(result_file), "-c", str(sheet), "-o", str(tmp_path / "r.md")])
+    assert code == ExitCode.USER_ERROR
+    assert words in _one_line_error(capsys)
+
+
+def test_nan_in_a_cost_sheets_priced_table_is_one_line(
+    result_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = COST_SHEET.read_text(encoding="utf-8")
+    assert "[priced]" in text
+    head, _, tail = text.partition("[priced]\n")
+    key = tail.split("=", 1)[0].strip()
+    rest = tail.split("\n", 1)[1]
+    sheet = _sheet_with(tmp_path, f"{head}[priced]\n{key} = nan\n{rest}")
+    code = main(["report", str(result_file), "-c", str(sheet), "-o", str(tmp_path / "r.md")])
+    assert code == ExitCode.USER_ERROR
+    assert "not a finite number" in _one_line_error(capsys)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_a_published_record_with_a_non_finite_qphh_is_one_line(
+    value: str, result_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = PUBLISHED.read_text(encoding="utf-8").splitlines()
+    lines = [f"qphh = {value}" if line.startswith("qphh") else line for line in lines]
+    record = tmp_path / "record.toml"
+    record.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code = main(["compare", str(result_file), str(record), "-f", "md", "-o", "-"])
+    assert code == ExitCode.USER_ERROR
+    assert "not a finite number" in _one_line_error(capsys)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\xff\xfe\x00binary\x00",
+        (
+            "scale_factor = 1"
+            + "0" * 19
+            + "\n"
+            + SUITE.read_text(encoding="utf-8").split("scale_factor = 0.1\n", 1)[1]
+        ).encode(),
+        b"x = " + b"{a = " * 5000 + b"1" + b"}" * 5000 + b"\n",
+    ],
+    ids=["binary", "sf-20-digits", "nested-5000"],
+)
+def test_a_hostile_suite_file_is_one_line_and_writes_nothing(
+    content: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = tmp_path / "suite.toml"
+    suite.write_bytes(content)
+    code = main(["suite", str(suite), "--out", str(tmp_path / "s")])
+    assert code == ExitCode.USER_ERROR
+    _one_line_error(capsys)
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_fifo_and_a_directory_given_as_inputs_are_named() -> None:
+    from dbbench.reports import inputs
+
+    with pytest.raises(inputs.InputError, match="a directory"):
+        inputs.read_bytes(Path(__file__).parent)
+    assert stat.S_ISCHR(os.stat(DEVICE).st_mode)
+    with pytest.raises(inputs.InputError, match="too large"):
+        inputs.read_bytes(Path(__file__), limit=10)
