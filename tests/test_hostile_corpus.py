@@ -187,3 +187,38 @@ def test_a_fifo_and_a_directory_given_as_inputs_are_named() -> None:
     assert stat.S_ISCHR(os.stat(DEVICE).st_mode)
     with pytest.raises(inputs.InputError, match="too large"):
         inputs.read_bytes(Path(__file__), limit=10)
+
+
+# ------------------------------------------------------ S2: one scrubber for every line
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "-e", "host=127.0.0.1 port=1 password=PWSECRET"],
+        ["power", "-e", "host=127.0.0.1 port=1 password='PW SECRET'"],
+        ["preflight", "-e", "host=127.0.0.1 sslpassword=PWSECRET"],
+        ["validate", "-e", "PGPASSWORD=PWSECRET host=127.0.0.1"],
+        ["o2c", "check", "-e", "host=127.0.0.1 port=1 password=PWSECRET"],
+    ],
+    ids=["run", "power-quoted", "preflight-sslpassword", "validate-pgpassword", "o2c-check"],
+)
+def test_a_libpq_key_value_password_is_never_printed(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(args) != ExitCode.OK
+    out, err = capsys.readouterr()
+    assert "SECRET" not in out + err and "***" in err, err
+
+
+def test_every_line_printed_goes_through_the_scrubber(capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    from dbbench.errors import scrubbed_output
+
+    with scrubbed_output(["-e", "postgresql://u:TOPSECRET@h/db", "x password=OTHERPW"]):
+        print("progress on postgresql://u:TOPSECRET@h/db")
+        sys.stderr.write("warning: OTHERPW and TOPSECRET\n")
+    out, err = capsys.readouterr()
+    assert "TOPSECRET" not in out + err and "OTHERPW" not in out + err
+    assert out.count("***") == 1 and err.count("***") == 2
