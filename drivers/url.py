@@ -142,7 +142,12 @@ def scrub_secrets(message: str, args: Iterable[str]) -> str:
             message = scrub_password(message, arg)
         for secret in sorted(_kv_secrets(arg), key=len, reverse=True):
             message = message.replace(secret, "***")
-    return redact(message) if ("=" in message or ":" in message) else message
+    if "://" in message:
+        message = _USERINFO.sub(lambda m: f"{m.group('head')}:***@", message)
+    if "=" in message:
+        message = _SECRET_QUERY.sub(lambda m: f"{m.group('head')}***", message)
+        message = _KV_SECRET.sub(lambda m: f"{m.group('head')}***", message)
+    return message
 
 
 def has_secret(args: Iterable[str]) -> bool:

@@ -222,3 +222,21 @@ def test_every_line_printed_goes_through_the_scrubber(capsys: pytest.CaptureFixt
     out, err = capsys.readouterr()
     assert "TOPSECRET" not in out + err and "OTHERPW" not in out + err
     assert out.count("***") == 1 and err.count("***") == 2
+
+
+# ------------------------------------------ S3: every Markdown study escapes what it prints
+
+
+def test_a_failed_suite_entrys_error_text_is_escaped_in_comparison_md(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = tmp_path / "s.toml"
+    suite.write_text(
+        'scale_factor = 0.01\nruns = 1\n[[engine]]\nname = "pg"\n'
+        'url = "postgresql://127.0.0.1:1/x<script>alert(1)</script>"\n',
+        encoding="utf-8",
+    )
+    main(["suite", str(suite), "--out", str(tmp_path / "out")])
+    capsys.readouterr()
+    md = (tmp_path / "out" / "comparison.md").read_text(encoding="utf-8")
+    assert "&lt;script&gt;" in md and "<script>" not in md
