@@ -9,8 +9,8 @@ and then the reports (with plans: each query's plan in the HTML report).
 
 Printed per run: the wall time, the capture's own seconds (and CPU seconds against the
 run's) and the reports' seconds, and the 1-minute load average. A loaded PostgreSQL
-database of your own makes the load step a reuse (``--url``), as for the figures in the
-README. Then:
+database of your own makes the load step a reuse (``--url``), as for the figures in
+benchmarks/README.md. Then:
 
 * what the capture adds to a run, measured directly: the capture's seconds plus the extra
   seconds the reports spend on the plans, as a share of the same pair's plans-off wall

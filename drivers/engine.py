@@ -12,17 +12,14 @@ name) is its :class:`EngineFacts`, declared in the engine's own module.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import pyarrow as pa
 
 from dbbench.dbgen.progress import Summary
 from dbbench.dbgen.writer import GenOptions
-
-if TYPE_CHECKING:  # the loader imports this module
-    from dbbench.drivers.loader import TableSource
 
 #: Keys of the bookkeeping every engine keeps in its ``dbbench_state`` table
 #: (:meth:`Engine.read_state`); the loader writes them, the sequencer advances the update set.
@@ -43,6 +40,23 @@ STATE_Q15_VIEWS = "q15_views"
 #: LINEITEM, above every TPC-H and refresh-function key); empty or absent: none
 #: (:mod:`drivers.workload_rows`). The workload writes it; the TPC-H core only reads it.
 STATE_WORKLOAD_KEYS_FROM = "workload_keys_from"
+
+
+class TableSource(Protocol):
+    """Where the loaded rows come from: the two functions of :mod:`dbgen.api` it uses.
+
+    Worker processes receive the source itself, so an instance must pickle (an object of a
+    class defined at the top level of an importable module)."""
+
+    def row_count(self, table: str, sf: float) -> int:
+        """Rows of ``table`` at ``sf``; raises the generator's error for a bad ``sf``."""
+        ...
+
+    def table_batches(
+        self, table: str, sf: float, *, part: int = 1, parts: int = 1
+    ) -> Iterator[pa.RecordBatch]:
+        """Part ``part`` of ``parts`` of ``table`` (dbgen's ``-C/-S`` chunks) as batches."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -75,6 +89,48 @@ class Capabilities:
     parallel_load: bool = False  # tables may be loaded concurrently on separate connections
     cancel: bool = False  # a running statement can be cancelled from another thread
     storage_size: bool = False  # can report the database's size on disk
+
+
+@runtime_checkable
+class ServerIdentity(Protocol):
+    """An engine that can name the server it reached (o2c refuses two URLs of one server)."""
+
+    def server_identity(self) -> str: ...
+
+
+@runtime_checkable
+class BackendProcess(Protocol):
+    """A session that can name the server process serving it (PostgreSQL's backend pid)."""
+
+    def backend_pid(self) -> int | None: ...
+
+
+@runtime_checkable
+class BackendThread(Protocol):
+    """A session that can name the server's OS thread serving it (MariaDB's)."""
+
+    def backend_thread(self) -> int | None: ...
+
+
+#: Every optional ability an engine may have, with what it means: the flags of
+#: :class:`Capabilities` and :class:`EngineFacts` and the capability classes
+#: (:class:`GeneratesData`, :class:`ServerIdentity`) an engine class declares.
+#: :func:`engine_abilities` reads an engine's; ``dbbench engines --json`` lists them.
+ABILITIES: dict[str, str] = {
+    "parallel_load": "tables may be loaded concurrently on separate connections",
+    "cancel": "a running statement can be cancelled from another thread",
+    "storage_size": "can report the database's size on disk",
+    "transactions": "multi-statement transactions with UPDATE and DELETE (o2c, mixed)",
+    "secondary_indexes": "CREATE INDEX on a table (o2c's lookup indexes)",
+    "telemetry_counters": "the engine's own counters, read by the telemetry sampler",
+    "free_connections": "tells its connection limit and use (the o2c pool is sized from it)",
+    "server_processes": "a local server's processes are named (telemetry, o2c server CPU)",
+    "generates_data": "generates the tables on its own workers (GeneratesData)",
+    "server_identity": "names the server it reached (ServerIdentity)",
+    "plans_off_gil": "plans a statement without holding the GIL (parallel plan capture)",
+    "transactional_ddl": "a CREATE VIEW inside a transaction goes with its ROLLBACK",
+    "hammerdb": "HammerDB can drive it",
+}
 
 
 @dataclass(frozen=True)
@@ -283,7 +339,7 @@ class GeneratesData(ABC):
 
     @abstractmethod
     def generate_table(self, table: str, sf: float, source: TableSource) -> int:
-        """Run ``source`` (a picklable :class:`~dbbench.drivers.loader.TableSource`) on the
+        """Run ``source`` (a picklable :class:`TableSource`) on the
         engine's own workers and store the table there, no row passing through this process.
         Returns rows."""
 
@@ -291,3 +347,25 @@ class GeneratesData(ABC):
     def generate_files(self, options: GenOptions) -> Summary:
         """``dbbench gen`` run as the engine's own tasks, writing the same files into a
         folder its workers share."""
+
+
+def engine_abilities(cls: type[Engine]) -> list[str]:
+    """The abilities (names of :data:`ABILITIES`) an engine class declares, in that order."""
+    caps, facts = cls.capabilities, cls.facts
+    has = {
+        "parallel_load": caps.parallel_load,
+        "cancel": caps.cancel,
+        "storage_size": caps.storage_size,
+        "transactions": facts.transactional,
+        "secondary_indexes": facts.secondary_indexes,
+        "telemetry_counters": facts.counters is not None,
+        "free_connections": facts.connections_sql is not None,
+        "server_processes": bool(facts.server_processes),
+        "generates_data": issubclass(cls, GeneratesData),
+        "server_identity": issubclass(cls, ServerIdentity),
+        "plans_off_gil": facts.plans_off_gil,
+        "transactional_ddl": facts.transactional_ddl,
+        "hammerdb": bool(facts.hammerdb_db),
+    }
+    assert has.keys() == ABILITIES.keys()
+    return [name for name in ABILITIES if has[name]]

@@ -88,7 +88,8 @@ class Result(Protocol):
 @runtime_checkable
 class Workload(Protocol):
     """One workload over the engines of a :class:`RunScope` (``drivers.sequencer.workload
-    .TpchWorkload``, ``drivers.o2c.study.O2CWorkload``, HammerDB's flow).
+    .TpchWorkload``, ``drivers.o2c.study.O2CWorkload``; HammerDB's ``run_flow`` goes through
+    :func:`open_run` but is not one yet).
 
     ``prepare`` makes the database ready (TPC-H: the load; o2c: the master data), ``check``
     lists what is wrong with it (empty: consistent), ``run`` measures and returns the

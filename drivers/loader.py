@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from multiprocessing import forkserver, resource_tracker
-from typing import Any, Protocol
+from typing import Any
 
 import pyarrow as pa
 
@@ -50,6 +50,7 @@ from dbbench.drivers.engine import (
     STATE_SCALE_FACTOR,
     Engine,
     GeneratesData,
+    TableSource,
 )
 from dbbench.drivers.engines.common import wait_for
 from dbbench.drivers.errors import DriversError
@@ -72,23 +73,6 @@ class LoadStats:
     seconds: dict[str, float] = field(default_factory=dict)  # create_schema, load, keys, ...
     table_seconds: dict[str, float] = field(default_factory=dict)
     total_seconds: float = 0.0
-
-
-class TableSource(Protocol):
-    """Where the loaded rows come from: the two functions of :mod:`dbgen.api` it uses.
-
-    Worker processes receive the source itself, so an instance must pickle (an object of a
-    class defined at the top level of an importable module)."""
-
-    def row_count(self, table: str, sf: float) -> int:
-        """Rows of ``table`` at ``sf``; raises the generator's error for a bad ``sf``."""
-        ...
-
-    def table_batches(
-        self, table: str, sf: float, *, part: int = 1, parts: int = 1
-    ) -> Iterator[pa.RecordBatch]:
-        """Part ``part`` of ``parts`` of ``table`` (dbgen's ``-C/-S`` chunks) as batches."""
-        ...
 
 
 class DbgenSource:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
+import inspect
 import pkgutil
 from dataclasses import dataclass, fields, replace
 from functools import cache
@@ -29,7 +30,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from dbbench.drivers import engines as _engines_package
-from dbbench.drivers.engine import Engine, EngineSpec
+from dbbench.drivers.engine import Engine, EngineSpec, engine_abilities
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.url import EngineURL, parse_url, redact
 
@@ -172,19 +173,44 @@ def open_engine(url: str | EngineURL, **options: Any) -> Engine:
     return engine
 
 
+def engine_class(spec: EngineSpec) -> type[Engine] | None:
+    """The engine class an installed engine's module serves (the most derived one it holds);
+    None when its driver is not installed or it cannot be imported."""
+    if not installed(spec):
+        return None
+    try:
+        module = importlib.import_module(spec.module)
+    except ImportError:
+        return None
+    found = [
+        c for c in vars(module).values()
+        if isinstance(c, type) and issubclass(c, Engine) and not inspect.isabstract(c)
+    ]  # fmt: skip
+    leaves = [c for c in found if not any(o is not c and issubclass(o, c) for o in found)]
+    own = [c for c in leaves if c.__module__ == module.__name__] or leaves
+    return own[0] if len(own) == 1 else None
+
+
 @dataclass(frozen=True)
 class AvailableEngine:
-    """One row of ``dbbench engines`` (the engine of a result is ``reports.model.EngineInfo``)."""
+    """One row of ``dbbench engines`` (the engine of a result is ``reports.model.EngineInfo``).
+    ``abilities``: the names of :data:`~dbbench.drivers.engine.ABILITIES` the engine has;
+    None when not asked for, or when its driver is not installed."""
 
     name: str
     url_form: str
     installed: bool
     install: str
     module: str
+    abilities: list[str] | None = None
 
 
-def available_engines() -> list[AvailableEngine]:
-    return [
-        AvailableEngine(s.name, s.url_form, installed(s), s.install, s.module)
-        for s in all_engines().values()
-    ]
+def available_engines(*, abilities: bool = False) -> list[AvailableEngine]:
+    """Every engine; with ``abilities``, each installed engine's module is imported to read
+    what its class declares."""
+    rows = []
+    for s in all_engines().values():
+        cls = engine_class(s) if abilities else None
+        found = engine_abilities(cls) if cls is not None else None
+        rows.append(AvailableEngine(s.name, s.url_form, installed(s), s.install, s.module, found))
+    return rows

@@ -17,6 +17,7 @@ import fcntl
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 from dbbench.drivers.errors import DriversError
@@ -51,6 +52,25 @@ OWN_FILES = (
 #: directory.
 OWN_PREFIXES = (f".{RESULT_FILE}.",)
 OWN_DIRS = (DUCKDB_FILE + ".tmp",)
+
+
+#: Where a run goes when no ``--out`` is given.
+RUNS_FOLDER = Path("runs")
+
+
+def run_stamp(now: float | None = None) -> str:
+    """The one timestamp of a default run name: local time to the millisecond and the
+    process id (``20261201-222604.123-4711``): two runs started in the same second, or by
+    two processes at once, never collide."""
+    now = time.time() if now is None else now
+    millis = int(now * 1000) % 1000
+    return f"{time.strftime('%Y%m%d-%H%M%S', time.localtime(now))}.{millis:03d}-{os.getpid()}"
+
+
+def default_run_name(*parts: str, suffix: str = "") -> Path:
+    """The default place of a run: ``runs/PART-PART-STAMP`` (``suffix``: e.g. ``.json``
+    for a result file); every command that names a run uses this one namer."""
+    return RUNS_FOLDER / ("-".join((*parts, run_stamp())) + suffix)
 
 
 def is_run_dir(path: Path) -> bool:

@@ -40,6 +40,8 @@ _BOUNDARY = {
     *("dbbench.drivers", "dbbench.queries", "dbbench.reports"),
     *("dbbench.drivers.errors", "dbbench.queries.errors", "dbbench.reports.errors"),
     "dbbench.drivers.url",
+    # the one free-space check of a load and of gen's files (dbgen and the URL parser only)
+    "dbbench.drivers.space",
 }
 _PROBE = """
 import json, sys

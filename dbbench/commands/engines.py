@@ -23,7 +23,7 @@ def engines(
     ] = None,
 ) -> None:
     """List the engines: URL form, whether the driver is installed, the install command."""
-    rows = available_engines()
+    rows = available_engines(abilities=as_json)
     if as_json:
         typer.echo(json.dumps([asdict(r) for r in rows], indent=2))
         return

@@ -3,12 +3,12 @@
 A thin command: it parses and checks what only the command line can get wrong (a scale
 factor that is not a number, ``--part`` without ``--parts``), picks the progress display
 (a rich bar on a terminal, nothing elsewhere) and hands everything else to
-:func:`dbgen.writer.generate`, whose errors the CLI boundary turns into one line.
+:func:`dbgen.writer.generate` (after :func:`drivers.space.check_files_space`), whose errors
+the CLI boundary turns into one line.
 """
 
 from __future__ import annotations
 
-import shutil
 import signal
 import sys
 from dataclasses import replace
@@ -23,11 +23,11 @@ from dbbench.commands.gen_progress import GenProgressBar
 from dbbench.commands.options import ScaleFactor
 from dbbench.dbgen import api
 from dbbench.dbgen.errors import DbgenError
-from dbbench.dbgen.generators import GENERATORS
 from dbbench.dbgen.progress import NullSink, ProgressSink
 from dbbench.dbgen.scale import MAX_UPDATE_SET
 from dbbench.dbgen.schema import TABLES
 from dbbench.dbgen.writer import SEGMENT_BYTES, GenOptions, generate
+from dbbench.drivers.space import check_files_space
 
 
 class FileFormat(StrEnum):
@@ -82,34 +82,6 @@ def _options(
     )  # fmt: skip
 
 
-#: Bytes of a format's files per byte of ``.tbl`` (a lower bound: the size check refuses
-#: only what surely cannot fit).
-_FORMAT_SHARE = {"tbl": 1.0, "csv": 1.0, "parquet": 0.2}
-#: Below this many bytes the writer's own error (a full disk, a read-only folder) is the
-#: precise one, and it removes what it wrote.
-_CHECKED_FROM = 1e9
-
-
-def check_size(options: GenOptions) -> None:
-    """Refuse, before any work, files that cannot fit the free space of the output folder
-    (``-s 1e9`` once ran until killed)."""
-    if options.updates:
-        return  # update sets are a thousandth of the data each
-    share = _FORMAT_SHARE[options.fmt] / (options.parts if options.part is not None else 1)
-    need = share * sum(
-        api.row_count(t, options.sf) * GENERATORS[t].row_bytes for t in options.tables
-    )
-    folder = options.out_dir.resolve()
-    while not folder.exists():
-        folder = folder.parent
-    free = shutil.disk_usage(folder).free
-    if need > max(free, _CHECKED_FROM):
-        raise DbgenError(
-            f"SF {options.sf:g} writes about {need / 1e9:,.1f} GB of {options.fmt} files, "
-            f"but only {free / 1e9:,.1f} GB are free in {folder}"
-        )
-
-
 def register(app: typer.Typer) -> None:
     """Add ``gen`` to the app."""
 
@@ -158,7 +130,7 @@ def register(app: typer.Typer) -> None:
         if engine is not None:
             _run_on_engine(engine, options, quiet)
         else:
-            check_size(options)
+            check_files_space(options)
             _run(options, quiet)
 
 

@@ -12,8 +12,6 @@ and clean up the database with ``dbbench o2c prepare|check|cleanup``. Exit codes
 
 from __future__ import annotations
 
-import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,6 +25,7 @@ from dbbench.commands.options import OptionGroup, grouped, option
 from dbbench.drivers.lifecycle import RunScope, open_run
 from dbbench.drivers.mixed.point import Settings
 from dbbench.drivers.mixed.study import MixedWorkload, precheck
+from dbbench.drivers.rundir import default_run_name
 from dbbench.errors import DbbenchError, ExitCode
 from dbbench.queries.params import seed_from_time
 from dbbench.reports.families import read_result
@@ -158,8 +157,7 @@ def _measure(
         )
     cfg, shown = dialog.start(users[0], steady)
     given = _baselines(shared.baseline)
-    stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
-    folder = shared.out if shared.out is not None else Path("runs") / f"mixed-{kind}-{stamp}"
+    folder = shared.out if shared.out is not None else default_run_name("mixed", kind)
     seed0 = shared.seed if shared.seed is not None else seed_from_time(datetime.now())
     found: list[float] = []
 

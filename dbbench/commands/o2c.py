@@ -12,8 +12,6 @@ comparable with SAP certifications. The commands parse and print: each workload 
 
 from __future__ import annotations
 
-import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,17 +30,12 @@ from dbbench.drivers.o2c.study import (
     scale_study,
     search_with_confirmation,
 )
+from dbbench.drivers.rundir import default_run_name
 from dbbench.drivers.url import redact
 from dbbench.errors import DbbenchError, ExitCode
-from dbbench.reports.model import O2CProbe, O2CResult
-from dbbench.reports.o2c_metrics import (
-    RATING_NAME,
-    TRANSACTION_STEPS,
-    Limits,
-    pool_bound,
-    summarize,
-    summarize_result,
-)
+from dbbench.reports.model import O2CResult
+from dbbench.reports.o2c_judge import MetricsJudge
+from dbbench.reports.o2c_metrics import TRANSACTION_STEPS, Limits
 from dbbench.reports.o2c_render import render_o2c
 
 app = typer.Typer(
@@ -253,8 +246,7 @@ def _out(out: Path | None, kind: str) -> Path:
     """A result file: as given, or a new one under ``runs/`` (never a loose file here)."""
     if out is not None:
         return out
-    stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
-    return Path("runs") / f"o2c-{kind}-{stamp}.json"
+    return default_run_name("o2c", kind, suffix=".json")
 
 
 def transaction_limits(items: list[str]) -> dict[str, float]:
@@ -274,46 +266,6 @@ def transaction_limits(items: list[str]) -> dict[str, float]:
             )
         found[name] = limit
     return found
-
-
-@dataclass(frozen=True)
-class CliJudge:
-    """The reports' verdicts for the workloads of :mod:`drivers.o2c.study`."""
-
-    limits: Limits
-
-    def passes(self, probe: O2CProbe) -> bool:
-        return summarize(probe, self.limits).passed
-
-    def describe(self, probe: O2CProbe, passed: bool) -> str:
-        s = summarize(probe, self.limits)
-        label = "confirmation" if probe.role == "confirmation" else "probe"
-        why = f" ({s.reasons[0]})" if s.reasons else ""
-        return (
-            f"{label} {probe.users:,} users, W={probe.work_processes}: avg RT {s.avg_rt:.3f} s "
-            f"(p90 {s.overall.p90:.3f}, p99 {s.overall.p99:.3f}; work-process wait "
-            f"{s.rt_pool_wait:.3f}, database {s.avg_db:.3f}, driver lag {s.rt_driver_lag:.3f}), "
-            f"{s.steps_per_hour:,.0f} dialog steps/h, {RATING_NAME} {s.rating:,.0f} -> "
-            f"{'pass' if passed else 'fail'}{why}"
-        )
-
-    def best(self, result: O2CResult) -> int | None:
-        summary = summarize_result(result)
-        if summary.best is None:
-            return None
-        return next(i for i, x in enumerate(summary.probes) if x is summary.best)
-
-    def pool_bound(self, probe: O2CProbe) -> tuple[float, bool]:
-        s = summarize(probe, self.limits)
-        return s.avg_rt, pool_bound(s)
-
-    def scaled(self, probe: O2CProbe) -> str:
-        s = summarize(probe, self.limits)
-        return (
-            f"scale: {probe.users:,} users: avg RT {s.avg_rt:.3f} s "
-            f"(p90 {s.overall.p90:.3f}, p99 {s.overall.p99:.3f}), "
-            f"{s.steps_per_hour:,.0f} dialog steps/h"
-        )
 
 
 def _wrote(result: O2CResult, path: Path, also: str = "") -> None:
@@ -363,7 +315,7 @@ def run_cmd(
     with open_run(engines, must_exist=True) as scope:
         result = workload.run(scope)
     _wrote(result, path)
-    if not all(summarize(p, limits).passed for p in result.probes):
+    if not all(MetricsJudge(limits).passes(p) for p in result.probes):
         raise typer.Exit(ExitCode.INVALID_RUN)
 
 
@@ -387,13 +339,13 @@ def search_cmd(
     path = _out(out, "search")
     try:
         with open_run(engines, must_exist=True) as scope:
-            judge = CliJudge(dialog.limits())
+            judge = MetricsJudge(dialog.limits())
             result = search_with_confirmation(scope, cfg, limits, judge, shown, path)
     except KeyboardInterrupt:  # Ctrl-C or kill: the probes measured are in the file
         typer.echo(f"dbbench: search interrupted; the probes it measured are in {path}", err=True)
         raise typer.Exit(ExitCode.INTERRUPTED) from None
     _wrote(result, path)
-    if summarize_result(result).best is None:
+    if judge.best(result) is None:
         raise typer.Exit(ExitCode.INVALID_RUN)
 
 
@@ -420,8 +372,8 @@ def scale_nodes_cmd(
         auto_work_processes=dialog.auto,
     )
     cfg, shown = dialog.start(users, steady or SD_WINDOW)
-    folder = _out(out, "nodes").with_suffix("") if out is None else out
-    study = node_study(engines, cfg, limits, CliJudge(dialog.limits()), shown, folder)
+    folder = default_run_name("o2c", "nodes") if out is None else out
+    study = node_study(engines, cfg, limits, MetricsJudge(dialog.limits()), shown, folder)
     path = folder / "nodes.json"
     study.write(path)
     _wrote(study, path, f" (and each cluster size's search: {folder}/nodes-K.json)")
@@ -461,7 +413,7 @@ def scale_cmd(
     try:
         with open_run([engine], must_exist=True) as scope:
             result = scale_study(
-                scope, configs, dialog.rt_limit, CliJudge(dialog.limits()), shown, path
+                scope, configs, dialog.rt_limit, MetricsJudge(dialog.limits()), shown, path
             )
     except KeyboardInterrupt:  # Ctrl-C or kill: the points measured are in the file
         typer.echo(f"dbbench: scale interrupted; the points it measured are in {path}", err=True)

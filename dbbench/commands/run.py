@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +23,7 @@ from dbbench.commands.options import OptionGroup, ScaleFactor, grouped, option
 from dbbench.commands.run_progress import benchmark_shown, phase_breakdown, tpch_workload
 from dbbench.drivers.errors import ConnectionLostError
 from dbbench.drivers.lifecycle import BARE_DUCKDB, local_url, open_run
+from dbbench.drivers.rundir import default_run_name
 from dbbench.drivers.sequencer import Benchmark, RunOptions, RunProgress
 from dbbench.drivers.sequencer.config import PLAN_MODES, check_options
 from dbbench.errors import DbbenchError, ExitCode, error_line
@@ -104,9 +103,7 @@ def _out_dir(out: Path | None, engine: str, sf: float) -> Path:
     name = engine.split(":", 1)[0].split("+", 1)[0] or "engine"
     if not name.replace("-", "").replace("_", "").isalnum():  # e.g. -e some/path
         name = "engine"
-    # the process id and milliseconds: two runs started in the same second never collide
-    stamp = f"{time.strftime('%Y%m%d-%H%M%S')}.{int(time.time() * 1000) % 1000:03d}"
-    return Path("runs") / f"{name}-sf{sf:g}-{stamp}-{os.getpid()}"
+    return default_run_name(name, f"sf{sf:g}")
 
 
 def _write_reports(

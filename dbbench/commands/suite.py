@@ -18,11 +18,11 @@ import typer
 from dbbench.commands.options import Cold, Repetitions
 from dbbench.commands.run_progress import tpch_workload
 from dbbench.commands.study_hooks import INTERRUPTED, study_hooks
-from dbbench.commands.suite_file import Suite, load_suite
 from dbbench.drivers.lifecycle import local_url
 from dbbench.drivers.sequencer import Benchmark, RunOptions
 from dbbench.drivers.sequencer.study import finished_before, run_step
 from dbbench.drivers.signals import interrupt_on_signals
+from dbbench.drivers.suite_file import Suite, load_suite
 from dbbench.drivers.url import redact
 from dbbench.errors import ExitCode
 from dbbench.reports.costsheet import load_cost_sheet

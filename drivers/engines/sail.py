@@ -55,8 +55,13 @@ import pyarrow as pa
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers.engine import Capabilities, EngineFacts, EngineSpec
 from dbbench.drivers.engines.common import ErrorPolicy
-from dbbench.drivers.engines.spark import STATE_TABLE, SparkEngine, SparkQuerySession, _columns
 from dbbench.drivers.engines.spark_cluster import ReadWriteLock
+from dbbench.drivers.engines.spark_engine import (
+    STATE_TABLE,
+    SparkEngine,
+    SparkQuerySession,
+    _columns,
+)
 from dbbench.drivers.engines.spark_files import local_path
 from dbbench.drivers.engines.spark_launch import (
     connect_session,

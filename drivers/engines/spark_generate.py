@@ -10,7 +10,7 @@ import time
 from abc import abstractmethod
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 
@@ -18,12 +18,9 @@ from dbbench.dbgen import writer
 from dbbench.dbgen.progress import Summary
 from dbbench.dbgen.schema import TABLES
 from dbbench.dbgen.writer import GenOptions
-from dbbench.drivers.engine import GeneratesData
+from dbbench.drivers.engine import GeneratesData, TableSource
 from dbbench.drivers.engines.common import ErrorPolicy
 from dbbench.drivers.errors import DriversError
-
-if TYPE_CHECKING:
-    from dbbench.drivers.loader import TableSource
 
 ROWS_PER_PART = 500_000  # as in the loader: the unit of generation work
 SMALL_TABLE_ROWS = 1_000  # tables below this (nation, region) are made by one task

@@ -42,6 +42,7 @@ from dbbench.drivers.hammerdb.script import (
 )
 from dbbench.drivers.lifecycle import open_engines, open_run
 from dbbench.drivers.registry import open_engine, spec_for
+from dbbench.drivers.rundir import default_run_name
 from dbbench.drivers.sysinfo import engine_info, system_info
 from dbbench.drivers.url import EngineURL, redact
 from dbbench.reports.model import RESULT_FILE, EngineInfo, HammerDBResult, kit_version
@@ -174,8 +175,7 @@ class Interrupted(KeyboardInterrupt):
 
 
 def default_run_dir(workload: Workload, engine: str) -> Path:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    return Path("runs") / f"hammerdb-{workload}-{engine}-{stamp}"
+    return default_run_name("hammerdb", workload, engine)
 
 
 def new_owner_password() -> str:

@@ -189,11 +189,3 @@ def _last_error(output: str) -> str:
 def find_hammerdb(explicit: str | Path | None = None) -> HammerDBInstall:
     """Locate and probe; never raises (see :attr:`HammerDBInstall.problem`)."""
     return probe(locate(explicit))
-
-
-def require_hammerdb(explicit: str | Path | None = None) -> HammerDBInstall:
-    """A usable install, or :class:`HammerDBMissing` with one line saying what to do."""
-    install = find_hammerdb(explicit)
-    if not install.usable:
-        raise HammerDBMissing(install.describe())
-    return install

@@ -10,18 +10,16 @@ cluster's ``system_identifier`` from ``pg_control_system()``; MariaDB/MySQL: the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from dbbench.drivers.engine import Engine
+from dbbench.drivers.engine import Engine, ServerIdentity
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.url import redact
 
 
 def server_identity(engine: Engine, url: str) -> str:
     """The server ``engine`` (opened from ``url``) runs on, as a stable label."""
-    hook: Any = getattr(engine, "server_identity", None)
-    if callable(hook):
-        return str(hook())
+    if isinstance(engine, ServerIdentity):
+        return str(engine.server_identity())
     return f"url {redact(url)}"
 
 

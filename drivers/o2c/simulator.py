@@ -30,9 +30,9 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
-from dbbench.drivers.engine import Engine, Session
+from dbbench.drivers.engine import BackendProcess, BackendThread, Engine, Session
 from dbbench.drivers.errors import ConnectionLostError, DriversError
 from dbbench.drivers.o2c.capacity import room_for, work_processes
 from dbbench.drivers.o2c.servercpu import attribution, server_cpu_meter
@@ -293,8 +293,9 @@ class Simulator:
         users = user_data(self.engine, self.prepared, cfg.users)
         w = self.pool
         node_sessions = [[n.session() for _ in range(w)] for n in self.nodes]
-        pids = _backend_ids(node_sessions[0], "backend_pid")  # the first node's: this host's server
-        tids = _backend_ids(node_sessions[0], "backend_thread")
+        # the first node's: this host's server
+        pids = _backend_ids(node_sessions[0], BackendProcess)
+        tids = _backend_ids(node_sessions[0], BackendThread)
         names = self.engine.facts.server_processes
         self.server_meter = server_cpu_meter(names, self.url, pids, tids)
         self.server_cpu_scope = attribution(names, self.url, pids, tids)
@@ -584,21 +585,27 @@ def server_cpu_scope(engine: Engine, url: str | None) -> str:
     read through one session of its own."""
     s = engine.session()
     try:
-        pids, tids = _backend_ids([s], "backend_pid"), _backend_ids([s], "backend_thread")
+        pids, tids = _backend_ids([s], BackendProcess), _backend_ids([s], BackendThread)
         return attribution(engine.facts.server_processes, url, pids, tids)
     finally:
         s.close()
 
 
-def _backend_ids(sessions: list[Session], hook_name: str) -> set[int]:
+def _backend_ids(
+    sessions: list[Session], ability: type[BackendProcess] | type[BackendThread]
+) -> set[int]:
     """What serves ``sessions`` on the server, where the engine can tell: the ids its
-    sessions' hook returns (``backend_pid()``: PostgreSQL's server processes;
-    ``backend_thread()``: MariaDB's OS threads); empty where a session has no hook or one
-    id is unknown (the figure then falls back to the engine's server processes)."""
+    sessions declare by the capability class ``ability`` (:class:`BackendProcess`:
+    PostgreSQL's server processes; :class:`BackendThread`: MariaDB's OS threads); empty
+    where a session lacks it or one id is unknown (the figure then falls back to the
+    engine's server processes)."""
     found: set[int] = set()
     for s in sessions:
-        hook: Any = getattr(s, hook_name, None)
-        got = hook() if callable(hook) else None
+        got = None
+        if ability is BackendProcess and isinstance(s, BackendProcess):
+            got = s.backend_pid()
+        elif ability is BackendThread and isinstance(s, BackendThread):
+            got = s.backend_thread()
         if got is None:
             return set()
         found.add(int(got))

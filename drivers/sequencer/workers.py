@@ -3,7 +3,7 @@
 Threads, not processes, drive the streams. DuckDB runs a query on its own threads without
 the GIL, psycopg and PyMySQL release it while they wait on the server, and only one process
 may open a DuckDB file for writing (Q15's view, the refresh stream). Measured with
-``benchmarks/harness_overhead.py --executors`` (README, "Performance"): on DuckDB threads
+``benchmarks/harness_overhead.py --executors`` (benchmarks/README.md): on DuckDB threads
 won every series (by 6 to 23 %), on PostgreSQL the two were within the noise.
 
 Even a single stream (the power test) runs on a worker thread, so that the main thread only

@@ -8,6 +8,7 @@ naming the holder. Default run-directory names cannot collide.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -17,9 +18,12 @@ import pytest
 from private_databases import fresh_mariadb, fresh_postgres
 
 from dbbench.cli import main
+from dbbench.commands.o2c import _out as o2c_out
 from dbbench.commands.run import _out_dir
+from dbbench.drivers.hammerdb.flow import default_run_dir as hammerdb_dir
 from dbbench.drivers.journal import read_journal
 from dbbench.drivers.registry import open_engine
+from dbbench.drivers.rundir import RUNS_FOLDER, default_run_name, run_stamp
 from dbbench.drivers.sequencer import JOURNAL_FILE, RESULT_FILE
 from dbbench.errors import ExitCode
 from dbbench.reports.model import BenchmarkResult
@@ -109,3 +113,15 @@ def test_default_run_directory_names_cannot_collide(
     monkeypatch.chdir(tmp_path)
     assert main(["run", "-e", "some/path", "-s", SF]) == ExitCode.USER_ERROR
     assert list(tmp_path.iterdir()) == []  # no runs/ folder either
+
+
+def test_one_namer_names_every_default_run() -> None:
+    """Every command's default run name comes from one namer with one timestamp format."""
+    stamp = rf"\d{{8}}-\d{{6}}\.\d{{3}}-{os.getpid()}"
+    assert re.fullmatch(rf"duckdb-sf0\.01-{stamp}", _out_dir(None, "duckdb", 0.01).name)
+    assert re.fullmatch(rf"o2c-run-{stamp}\.json", o2c_out(None, "run").name)
+    assert re.fullmatch(rf"hammerdb-tprocc-duckdb-{stamp}", hammerdb_dir("tprocc", "duckdb").name)
+    assert re.fullmatch(rf"mixed-run-{stamp}", default_run_name("mixed", "run").name)
+    assert {p.parent for p in (_out_dir(None, "x", 1), o2c_out(None, "scale"))} == {RUNS_FOLDER}
+    # one clock reading: the seconds and the milliseconds never come from two readings
+    assert run_stamp(1_000_000.999).split("-")[1].endswith(".999")

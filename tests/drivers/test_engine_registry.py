@@ -15,7 +15,13 @@ import pytest
 
 from dbbench.cli import main
 from dbbench.drivers import registry
-from dbbench.drivers.engine import EngineSpec
+from dbbench.drivers.engine import (
+    ABILITIES,
+    EngineSpec,
+    GeneratesData,
+    ServerIdentity,
+    engine_abilities,
+)
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.registry import available_engines, builtin_engines, declared_spec, open_engine
 
@@ -186,6 +192,39 @@ def test_engines_command_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(rows) >= {"duckdb", "postgresql", "mysql", "sqlite", "sqlalchemy"}
     assert rows["postgresql"]["install"] == "pip install 'dbbench[postgresql]'"
     assert rows["duckdb"]["installed"] is True
+
+
+def test_engines_json_lists_each_engines_declared_abilities(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["engines", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    for name, row in rows.items():
+        if not row["installed"]:
+            assert row["abilities"] is None, name
+            continue
+        assert set(row["abilities"]) <= set(ABILITIES), name  # only declared names
+        assert row["abilities"] == [a for a in ABILITIES if a in row["abilities"]]  # in order
+    manual = (Path(__file__).parents[2] / "docs" / "engines.md").read_text(encoding="utf-8")
+    for name, doc in ABILITIES.items():  # each ability says what it means, in one line
+        assert doc and "\n" not in doc and len(doc) < 100, name
+        assert f"| `{name}` | {doc} |" in manual, name  # and the manual says the same
+    # the list is what the engine class declares, and the engine does what it says
+    engine = open_engine(f"duckdb:///{tmp_path / 'a.duckdb'}")
+    try:
+        assert rows["duckdb"]["abilities"] == engine_abilities(type(engine))
+        assert {"cancel", "storage_size", "transactions"} <= set(rows["duckdb"]["abilities"])
+        engine.create_schema()
+        assert isinstance(engine.storage_bytes(), int)
+        assert not isinstance(engine, ServerIdentity | GeneratesData)
+        assert "server_identity" not in rows["duckdb"]["abilities"]
+    finally:
+        engine.close()
+    if rows["postgresql"]["installed"]:
+        assert {"server_identity", "free_connections"} <= set(rows["postgresql"]["abilities"])
+    if rows["spark"]["installed"]:
+        assert "generates_data" in rows["spark"]["abilities"]
+        assert "transactions" not in rows["spark"]["abilities"]
 
 
 def test_engines_command_table(capsys: pytest.CaptureFixture[str]) -> None:

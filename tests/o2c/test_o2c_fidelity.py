@@ -12,14 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from dbbench.commands.o2c import CliJudge
 from dbbench.commands.o2c_progress import display
+from dbbench.drivers.engine import BackendProcess
 from dbbench.drivers.lifecycle import open_run
 from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.simulator import Progress, RunConfig, Simulator
 from dbbench.drivers.o2c.study import SearchLimits, search_with_confirmation
 from dbbench.drivers.registry import open_engine
 from dbbench.reports.model import O2CProbe, O2CResult, O2CSteps
+from dbbench.reports.o2c_judge import MetricsJudge
 from dbbench.reports.o2c_metrics import (
     STEPS_PER_LOOP,
     Limits,
@@ -203,7 +204,7 @@ def test_a_search_probe_window_holds_all_15_steps(tpch_url: str, tmp_path: Path)
     shown = display(5.0, io.StringIO())
     with open_run([tpch_url], must_exist=True) as scope:
         result = search_with_confirmation(
-            scope, cfg, limits, CliJudge(Limits(5.0)), shown, tmp_path / "s.json"
+            scope, cfg, limits, MetricsJudge(Limits(5.0)), shown, tmp_path / "s.json"
         )
     probe = result.probes[0]
     assert probe.window_end - probe.window_start == pytest.approx(2 * cfg.loop_seconds())
@@ -231,7 +232,7 @@ def test_search_auto_widens_the_pool_while_it_holds_the_rt(tpch_url: str, tmp_pa
     limits = SearchLimits(
         0.1, max_users=60, max_probes=1, confirm_steady=0, auto_work_processes=True
     )
-    judge = CliJudge(Limits(0.02))
+    judge = MetricsJudge(Limits(0.02))
     with open_run([tpch_url], must_exist=True) as scope:
         result = search_with_confirmation(
             scope, cfg, limits, judge, display(0.02, io.StringIO()), tmp_path / "s.json"
@@ -315,7 +316,7 @@ def test_postgresql_server_cpu_counts_the_runs_own_backends(pg_base_url: str) ->
     one, other = open_engine(f"{base}/postgres"), open_engine(f"{base}/test")
     try:
         sessions = [one.session(), one.session()]
-        pids = _backend_ids(sessions, "backend_pid")
+        pids = _backend_ids(sessions, BackendProcess)
         assert len(pids) == 2
         assert set(_cpu_by_pid(("postgres",), pids)) == pids  # those processes, no others
         assert "serving the benchmark's own connections" in server_cpu_scope(one, base)

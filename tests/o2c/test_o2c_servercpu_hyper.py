@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from dbbench.drivers.engine import Session
+from dbbench.drivers.engine import BackendProcess, Session
 from dbbench.drivers.loader import load_database
 from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.servercpu import server_cpu_meter
@@ -62,8 +62,8 @@ def test_the_server_cpu_row_counts_the_hyperd_the_engine_started(tmp_path: Path)
         assert server_cpu_scope(mine, mine_url) == OWN
         s, o = mine.session(), other.session()
         try:
-            pids = _backend_ids([s], "backend_pid")  # what an o2c run counts
-            other_pids = _backend_ids([o], "backend_pid")
+            pids = _backend_ids([s], BackendProcess)  # what an o2c run counts
+            other_pids = _backend_ids([o], BackendProcess)
             assert len(pids) == 1 and pids | other_pids == started
             [pid], [other_pid] = pids, other_pids
             meter = server_cpu_meter(mine.facts.server_processes, mine_url, pids)

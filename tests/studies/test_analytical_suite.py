@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dbbench.commands.suite_file import load_suite
 from dbbench.drivers.registry import all_engines
+from dbbench.drivers.suite_file import load_suite
 from dbbench.drivers.url import parse_url
 from dbbench.reports.suite_report import SuiteIndex
 

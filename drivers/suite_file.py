@@ -30,7 +30,6 @@ from typing import Any
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.registry import all_engines
 from dbbench.drivers.url import parse_url
-from dbbench.errors import DbbenchError
 from dbbench.reports import inputs
 
 TOP_KEYS = {
@@ -71,7 +70,7 @@ class Suite:
     notes: list[str] = field(default_factory=list)
 
 
-class SuiteFileError(DbbenchError):
+class SuiteFileError(DriversError):
     """A mistake in a suite file; the message names the line and the field."""
 
 
