@@ -240,3 +240,45 @@ def test_a_failed_suite_entrys_error_text_is_escaped_in_comparison_md(
     capsys.readouterr()
     md = (tmp_path / "out" / "comparison.md").read_text(encoding="utf-8")
     assert "&lt;script&gt;" in md and "<script>" not in md
+
+
+# ------------------------------------- S1: the generator never replaces a special file
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "device"])
+def test_gen_force_never_replaces_a_special_file(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    target = out / "region.tbl"
+    kept = tmp_path / "kept.txt"
+    kept.write_text("keep")
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "symlink":
+        target.symlink_to(kept)
+    else:
+        try:
+            os.mknod(target, 0o644 | stat.S_IFCHR, os.makedev(1, 7))
+        except PermissionError:
+            pytest.skip("mknod needs CAP_MKNOD")
+    before = target.lstat()
+    code = main(["gen", "-s", "0.01", "-T", "r", "-o", str(out), "-q", "-f"])
+    assert code == ExitCode.USER_ERROR
+    assert "refusing to replace" in _one_line_error(capsys)
+    after = target.lstat()
+    assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
+    assert kept.read_text() == "keep"
+
+
+def test_gen_refuses_an_output_directory_that_is_a_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    assert main(["gen", "-s", "0.01", "-T", "r", "-o", str(link), "-q"]) == ExitCode.USER_ERROR
+    assert "symbolic link" in _one_line_error(capsys)
+    assert not any(real.iterdir())
