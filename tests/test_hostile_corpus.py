@@ -282,3 +282,42 @@ def test_gen_refuses_an_output_directory_that_is_a_link(
     assert main(["gen", "-s", "0.01", "-T", "r", "-o", str(link), "-q"]) == ExitCode.USER_ERROR
     assert "symbolic link" in _one_line_error(capsys)
     assert not any(real.iterdir())
+
+
+# ------------------- exit 70 / leftovers: every command-line value checked before any work
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["o2c", "run", "-e", "duckdb", "-u", "1", "--steady", "nan"], "not a finite number"),
+        (["o2c", "search", "-e", "duckdb", "--steady=inf"], "not a finite number"),
+        (["mixed", "run", "-e", "duckdb", "--think", "nan"], "not a finite number"),
+        (["mixed", "run", "-e", "duckdb", "--freshness", "inf"], "not a finite number"),
+        (["scale", "-e", "duckdb", "--query-timeout", "NaN"], "not a finite number"),
+        (["run", "-e", "duckdb", "-s", "1", "--seed", "9" * 20], "too large"),
+        (["gen", "-s", "0.01", "-T", "r", "-o", "OUT\udcff"], "not UTF-8"),
+        (["run", "-e", "duckdb", "-s", "0.01", "-o", "OUT\udcff"], "not UTF-8"),
+    ],
+    ids=[
+        "o2c-steady",
+        "o2c-search",
+        "mixed-think",
+        "mixed-freshness",
+        "scale-timeout",
+        "run-seed",
+        "gen-o",
+        "run-o",
+    ],
+)
+def test_a_value_no_command_accepts_is_refused_before_any_work(
+    args: list[str],
+    words: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == ExitCode.USER_ERROR
+    assert words in _one_line_error(capsys)
+    assert list(tmp_path.iterdir()) == []  # nothing written, no database, no run directory
