@@ -90,8 +90,8 @@ def scrubbed_output(argv: list[str] | None) -> Iterator[None]:
         yield
         return
     out, err = sys.stdout, sys.stderr
-    sys.stdout = _Scrubbed(out, args)  # type: ignore[assignment]
-    sys.stderr = _Scrubbed(err, args)  # type: ignore[assignment]
+    sys.stdout = _Scrubbed(out, args)
+    sys.stderr = _Scrubbed(err, args)
     try:
         yield
     finally:
