@@ -67,7 +67,7 @@ def gib(nbytes: int | None) -> str:
     return f"{metrics.round_half_up(nbytes / metrics.GIB, 2):,.2f} GiB"
 
 
-def one_line(value: object) -> str:
+def folded(value: object) -> str:
     """``value`` on one line (runs of whitespace folded): the ``md`` filter of a Markdown
     environment, whose finalizer escapes what is printed."""
     return " ".join(str(value).split())

@@ -99,7 +99,7 @@ def environment(*, markdown: bool = False) -> jinja2.Environment:
     )
     env.filters.update(fmt.FILTERS)
     if markdown:  # every printed value is escaped once, by the finalizer (no "\\|" shown)
-        env.filters.update(md=fmt.one_line)
+        env.filters.update(md=fmt.folded)
     else:
         env.filters.update(cells=cells, rows=rows)
     return env
