@@ -68,6 +68,12 @@ def gib(nbytes: int | None) -> str:
     return f"{metrics.round_half_up(nbytes / metrics.GIB, 2):,.2f} GiB"
 
 
+def folded(value: object) -> str:
+    """``value`` on one line (runs of whitespace folded): the ``md`` filter of a Markdown
+    environment, whose finalizer escapes what is printed."""
+    return " ".join(str(value).split())
+
+
 def md(value: object) -> str:
     """A Markdown table cell: pipes escaped, newlines folded."""
     return " ".join(str(value).split()).replace("|", "\\|")

@@ -26,6 +26,7 @@ from dbbench.drivers.o2c.simulator import SD_WINDOW, RunConfig
 from dbbench.drivers.o2c.study import (
     O2CWorkload,
     SearchLimits,
+    interrupted,
     node_study,
     scale_study,
     search_with_confirmation,
@@ -321,6 +322,9 @@ def run_cmd(
     )  # fmt: skip
     with open_run(engines, must_exist=True) as scope:
         result = workload.run(scope)
+    if any(interrupted(p) for p in result.probes):  # Ctrl-C or kill: one line, exit 130
+        typer.echo(f"dbbench: run interrupted; the steps it measured are in {path}", err=True)
+        raise typer.Exit(ExitCode.INTERRUPTED)
     _wrote(result, path)
     if not all(MetricsJudge(limits).passes(p) for p in result.probes):
         raise typer.Exit(ExitCode.INVALID_RUN)

@@ -24,6 +24,8 @@ from typing import (
     get_type_hints,
 )
 
+from dbbench.reports import inputs
+
 #: Larger than any count, byte size, price or duration a real run records: a number beyond it
 #: in a result file is damage (or a crafted file), refused with one line.
 MAX_MAGNITUDE = 1e18
@@ -36,7 +38,7 @@ def read_json(path: Path) -> Any:
     that is not UTF-8 JSON of a plausible shape: ``NaN``/``Infinity``, a number beyond
     :data:`MAX_MAGNITUDE` (``1e400``, a 400-digit integer), nesting deeper than
     :data:`MAX_DEPTH`. ``OSError`` when it cannot be read."""
-    raw = path.read_bytes()
+    raw = inputs.read_bytes(path, inputs.JSON_LIMIT, "result")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

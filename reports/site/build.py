@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from markupsafe import Markup, escape
 
-from dbbench.reports import safeio
+from dbbench.reports import inputs, safeio
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.hammerdb.model import HammerDBResult
 from dbbench.reports.model import kit_version
@@ -182,7 +182,7 @@ def _reusable_reports(out: Path) -> dict[str, str]:
     """The full reports of the site being replaced that the same kit rendered, by content hash
     (a result's report is a function of its content and the kit: rebuilt sites reuse it)."""
     try:
-        body = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+        body = json.loads(inputs.read_text(out / MANIFEST, inputs.JSON_LIMIT, "site manifest"))
         entries = body["results"] if body.get("schema") == MANIFEST_SCHEMA else []
     except (OSError, ValueError, KeyError, AttributeError):
         return {}

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
+from dbbench.reports import inputs
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.safeio import write_text
 
@@ -46,7 +47,7 @@ def read_index(path: Path, schema: str, what: str) -> dict[str, Any]:
     """The JSON object at ``path`` whose ``schema`` is ``schema``; ``what`` names it in errors
     (e.g. "suite index")."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(inputs.read_text(path, inputs.JSON_LIMIT, what))
     except (OSError, ValueError, RecursionError) as exc:
         raise ReportsError(f"cannot read the {what} {path}: {exc}") from None
     if not isinstance(data, dict) or data.get("schema") != schema:

@@ -201,8 +201,8 @@ def scaling_svg(study: ScaleStudy) -> str:
 
 def render_study(study: ScaleStudy, format: str) -> str:
     env = environment()
-    if format == "md":
-        return env.get_template("scale.md.j2").render(s=study)
+    if format == "md":  # every printed value through escape.markdown: no raw HTML passes
+        return environment(markdown=True).get_template("scale.md.j2").render(s=study)
     if format == "html":
         css = env.get_template("report.css").render()
         return env.get_template("scale.html.j2").render(s=study, css=css, chart=scaling_svg(study))

@@ -253,8 +253,12 @@ def speedup_svg(comparison: Comparison) -> str:
 
 def render_suite(comparisons: list[Comparison], format: str) -> str:
     env = environment()
-    if format == "md":
-        return env.get_template("suite.md.j2").render(cs=comparisons, disclosure=DISCLOSURE)
+    if format == "md":  # every printed value through escape.markdown: no raw HTML passes
+        return (
+            environment(markdown=True)
+            .get_template("suite.md.j2")
+            .render(cs=comparisons, disclosure=DISCLOSURE)
+        )
     if format == "html":
         css = env.get_template("report.css").render()
         charts = [speedup_svg(c) for c in comparisons]

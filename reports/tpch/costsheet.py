@@ -9,13 +9,13 @@ field, because a price sheet is edited by hand and "invalid cost sheet" helps no
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Protocol
 
+from dbbench.reports import inputs
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.tpch.metrics import decimal_gb_to_gib
 
@@ -182,20 +182,20 @@ class _Where:
 def load_cost_sheet(path: Path) -> CostSheet:
     """Read and check a cost sheet file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = inputs.read_text(path, inputs.TOML_LIMIT, "cost sheet")
     except OSError as exc:
         raise ReportsError(f"cannot read cost sheet {path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError:
-        raise ReportsError(f"cost sheet {path}: not a TOML text file (not UTF-8)") from None
+    except inputs.InputError as exc:
+        raise ReportsError(str(exc)) from None
     return parse_cost_sheet(text, path.name)
 
 
 def parse_cost_sheet(text: str, name: str = "<cost sheet>") -> CostSheet:
     """Parse and check the TOML text of a cost sheet (see docs/cost-sheet.md)."""
     try:
-        data = tomllib.loads(text, parse_float=Decimal)
-    except tomllib.TOMLDecodeError as exc:
-        raise ReportsError(f"cost sheet {name}: not valid TOML: {exc}") from exc
+        data = inputs.parse_toml(text, f"cost sheet {name}", parse_float=Decimal)
+    except inputs.InputError as exc:
+        raise ReportsError(str(exc)) from None
     where = _Where(text, name)
     for key in data:
         if key not in _TOP_KEYS:

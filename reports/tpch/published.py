@@ -6,13 +6,13 @@ the system and its availability. It appears beside local runs in ``dbbench compa
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from dbbench.reports import inputs
 from dbbench.reports.errors import ReportsError
 
 _REQUIRED = ("system", "scale_factor", "qphh")
@@ -93,9 +93,9 @@ def _typed(name: str, key: str, value: Any) -> Any:
 
 def parse_published(text: str, name: str = "<published>") -> PublishedResult:
     try:
-        data = tomllib.loads(text, parse_float=Decimal)
-    except tomllib.TOMLDecodeError as exc:
-        raise ReportsError(f"published record {name}: not valid TOML: {exc}") from exc
+        data = inputs.parse_toml(text, f"published record {name}", parse_float=Decimal)
+    except inputs.InputError as exc:
+        raise ReportsError(str(exc)) from None
     for key in data:
         if key not in _KNOWN:
             raise _field(name, key, "unknown field")
@@ -107,9 +107,11 @@ def parse_published(text: str, name: str = "<published>") -> PublishedResult:
 
 def load_published(path: Path) -> PublishedResult:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = inputs.read_text(path, inputs.TOML_LIMIT, "published record")
     except OSError as exc:
         raise ReportsError(f"cannot read published record {path}: {exc.strerror or exc}") from exc
+    except inputs.InputError as exc:
+        raise ReportsError(str(exc)) from None
     return parse_published(text, path.name)
 
 
