@@ -44,7 +44,8 @@ from dbbench.drivers.url import redact
 from dbbench.queries.order import stream_order
 from dbbench.queries.params import stream_parameters
 from dbbench.queries.render import RenderedQuery, render
-from dbbench.reports.model import JOURNAL_FILE, RunResult
+from dbbench.reports.model import JOURNAL_FILE
+from dbbench.reports.tpch.model import RunResult
 
 TRIVIAL = RenderedQuery(setup=[], query="SELECT 1", teardown=[])
 

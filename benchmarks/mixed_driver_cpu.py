@@ -37,8 +37,8 @@ from dbbench.drivers.o2c.setup import require_prepared
 from dbbench.drivers.o2c.simulator import Progress, RunConfig
 from dbbench.drivers.url import redact
 from dbbench.queries.params import seed_from_time
-from dbbench.reports.mixed_metrics import PointSummary, summarize_mixed, summarize_point
-from dbbench.reports.o2c_metrics import Limits
+from dbbench.reports.mixed.metrics import PointSummary, summarize_mixed, summarize_point
+from dbbench.reports.o2c.metrics import Limits
 
 
 class Quiet:

@@ -32,7 +32,7 @@ from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.simulator import RunConfig, Simulator
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.url import redact
-from dbbench.reports.o2c_metrics import summarize
+from dbbench.reports.o2c.metrics import summarize
 
 
 def main() -> None:

@@ -25,8 +25,9 @@ from pathlib import Path
 import numpy as np
 from _sidebyside import Timings, best_of, spread
 
-from dbbench.reports.model import EngineInfo, O2CProbe, O2CResult, O2CSteps, SystemInfo
-from dbbench.reports.o2c_metrics import summarize
+from dbbench.reports.model import EngineInfo, SystemInfo
+from dbbench.reports.o2c.metrics import summarize
+from dbbench.reports.o2c.model import O2CProbe, O2CResult, O2CSteps
 
 
 def synthetic(steps: int, seed: int = 1) -> O2CResult:

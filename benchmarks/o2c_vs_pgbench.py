@@ -37,8 +37,8 @@ from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.simulator import RunConfig, Simulator
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.url import redact
-from dbbench.reports.model import O2CResult
-from dbbench.reports.o2c_metrics import summarize, summarize_result
+from dbbench.reports.o2c.metrics import summarize, summarize_result
+from dbbench.reports.o2c.model import O2CResult
 
 
 def _sibling(url: str, name: str) -> str:

@@ -54,8 +54,8 @@ from _sidebyside import Timings, alternate_pairs, median_and_spread
 
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import Benchmark, RunOptions
-from dbbench.reports.model import PlanMode
-from dbbench.reports.render import write_reports
+from dbbench.reports.tpch.model import PlanMode
+from dbbench.reports.tpch.render import write_reports
 
 TARGET = 0.02  # the budget: < 2 % of a run's wall time
 

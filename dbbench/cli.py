@@ -23,7 +23,8 @@ import typer
 from typer.exceptions import TyperException
 
 import dbbench
-from dbbench.errors import USER_ERRORS, ExitCode, error_line, hide_passwords
+from dbbench.errors import USER_ERRORS, ExitCode, error_line, hide_passwords, scrubbed_output
+from dbbench.option_check import OptionError, check_arguments
 
 #: Modules under dbbench.commands, each with ``register(app: typer.Typer) -> None``, and
 #: the top-level commands each registers (checked against the modules by the tests).
@@ -41,6 +42,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "o2c": ("o2c",),
     "mixed": ("mixed",),
     "hammerdb": ("hammerdb",),
+    "acid": ("acid",),
     "site": ("site", "verify"),
 }
 _MODULE_OF = {command: module for module, names in COMMAND_MODULES.items() for command in names}
@@ -121,11 +123,18 @@ def entry() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
+    try:  # every value on the command line checked before any command is loaded
+        check_arguments(sys.argv[1:] if argv is None else argv)
+    except OptionError as exc:
+        with scrubbed_output(argv):
+            sys.stderr.write(f"dbbench: error: {exc}\n")
+        return ExitCode.USER_ERROR
     register(_modules_for(sys.argv[1:] if argv is None else argv))
-    if argv is None:  # the console script: the process ends with the command
-        return _main(argv)
-    with _signal_handlers_kept():
-        return _main(argv)
+    with scrubbed_output(argv):
+        if argv is None:  # the console script: the process ends with the command
+            return _main(argv)
+        with _signal_handlers_kept():
+            return _main(argv)
 
 
 @contextlib.contextmanager

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import sys
+from collections.abc import Iterable, Iterator
 from enum import IntEnum
+from typing import Any, TextIO
 
 from dbbench.dbgen.errors import DbgenError
 from dbbench.drivers.errors import DriversError
-from dbbench.drivers.url import scrub_password
+from dbbench.drivers.url import has_secret, scrub_secrets
 from dbbench.queries.errors import QueriesError
 from dbbench.reports.errors import ReportsError
 
@@ -51,10 +54,45 @@ def error_line(exc: BaseException) -> str:
 
 
 def hide_passwords(line: str, argv: list[str] | None) -> str:
-    """``line`` with every piece of a password given in a URL on the command line hidden:
-    the last guard, whatever library quoted the URL in its message."""
+    """``line`` with every secret of the command line hidden (a URL's password, libpq's
+    ``password=``, ``PGPASSWORD=``) and any the line itself holds: the last guard, whatever
+    library quoted the URL in its message."""
+    return scrub_secrets(line, sys.argv[1:] if argv is None else argv)
+
+
+class _Scrubbed:
+    """A text stream that hides the command line's secrets in everything written to it
+    (progress, warnings, errors, usage messages alike); the rest is the wrapped stream's."""
+
+    def __init__(self, stream: TextIO, args: list[str]) -> None:
+        self._stream = stream
+        self._args = args
+
+    def write(self, text: str) -> int:
+        self._stream.write(scrub_secrets(text, self._args))
+        return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def scrubbed_output(argv: list[str] | None) -> Iterator[None]:
+    """While a command runs, every line it prints on stdout or stderr goes through the one
+    secret scrubber (:func:`dbbench.drivers.url.scrub_secrets`) when its command line holds
+    a password; a command line without one is printed through untouched (no cost)."""
     args = sys.argv[1:] if argv is None else argv
-    for arg in args:
-        if "@" in arg:
-            line = scrub_password(line, arg)
-    return line
+    if not has_secret(args):
+        yield
+        return
+    out, err = sys.stdout, sys.stderr
+    sys.stdout = _Scrubbed(out, args)
+    sys.stderr = _Scrubbed(err, args)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err

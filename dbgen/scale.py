@@ -18,14 +18,6 @@ BASE = {
     "customer": 150_000,
     "orders": 1_500_000,
 }
-UNIT = {
-    "part": "part",
-    "partsupp": "part",
-    "supplier": "supplier",
-    "customer": "customer",
-    "orders": "orders",
-    "lineitem": "orders",
-}
 UPD_PCT = 10
 LARGE_SCALE = 30_000  # SF at and above which o_custkey and l_partkey use the 64-bit LCG
 

@@ -29,6 +29,7 @@ import multiprocessing
 import os
 import secrets
 import shutil
+import stat
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -309,6 +310,7 @@ class _Assembler:
         splicer = self._parquet.pop(i, None)
         if splicer is not None:
             splicer.close()
+        _check_replaceable(out.final)  # it may have become a device or a link meanwhile
         os.replace(out.temp, out.final)
         self.nbytes += out.final.stat().st_size
         self.progress.output_done(out.final.name)
@@ -408,14 +410,49 @@ def _run_serial(segments: list[Segment], assembler: _Assembler) -> None:
         assembler.complete(segment, write_segment(segment, report))
 
 
+def _refusal(path: Path) -> str | None:
+    """Why the generator may not replace ``path`` (None: it is a regular file or missing).
+
+    The rule of the kit's shared safe-output module (``reports.safeio``, which the generator
+    may not import: dbgen and reports are independent layers), for a writer that only
+    renames finished files into place: a symbolic link, a device, a FIFO, a socket or a
+    directory is never replaced, ``--force`` or not."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    kinds = (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((f"it is {name}" for test, name in kinds if test(mode)), "not a regular file")
+
+
+def _check_replaceable(path: Path) -> None:
+    why = _refusal(path)
+    if why is not None:
+        raise DbgenError(f"refusing to replace {path}: {why}")
+
+
 def _prepare_out_dir(out_dir: Path, files: list[OutputFile], force: bool) -> None:
-    """Fail before any work: not a directory, cannot create, existing files, not writable."""
+    """Fail before any work: not a directory, a link, cannot create, existing files that are
+    not regular files, existing files without ``force``, not writable."""
+    if out_dir.is_symlink():
+        raise DbgenError(f"output path {out_dir} is a symbolic link; give the directory itself")
     if out_dir.exists() and not out_dir.is_dir():
         raise DbgenError(f"output path {out_dir} exists and is not a directory")
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise DbgenError(f"cannot create output directory {out_dir}: {exc.strerror}") from exc
+    for f in files:
+        _check_replaceable(f.final)
     existing = [f.final for f in files if f.final.exists()]
     if existing and not force:
         more = f" and {len(existing) - 1} more" if len(existing) > 1 else ""

@@ -203,6 +203,10 @@ class EngineFacts:
     #: the statement that opens a write transaction (SQLite: ``BEGIN IMMEDIATE``, which
     #: queues for the write lock at the start instead of failing at the first write)
     begin: str = "BEGIN"
+    #: the clause after a SELECT that locks the rows it reads until the transaction ends
+    #: (" FOR UPDATE"): the ACID Transaction's reads (``dbbench acid``); "" where a
+    #: transaction is serializable already or the engine has none (DuckDB, SQLite)
+    lock_read: str = ""
     #: what the telemetry sampler reads from the engine itself; None: nothing cheap
     counters: Counters | None = None
     #: one row ``(max connections, reserved, in use)`` of a server (the o2c pool is sized
@@ -212,7 +216,7 @@ class EngineFacts:
     preflight: tuple[SettingRule, ...] = ()
 
     def preflight_facts(self) -> dict[str, Any]:
-        """What the preflight of a result needs, as plain data (``reports.fairness`` reads
+        """What the preflight of a result needs, as plain data (``reports.tpch.fairness`` reads
         it; reports import no engine)."""
         return {
             "bytes_per_sf": self.bytes_per_sf,

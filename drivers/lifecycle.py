@@ -47,7 +47,8 @@ from dbbench.drivers.rundir import (
 from dbbench.drivers.signals import EXIT_INTERRUPTED, interrupt_on_signals, within
 from dbbench.drivers.space import check_space
 from dbbench.drivers.url import parse_url, redact
-from dbbench.reports.model import DUCKDB_FILE, JOURNAL_FILE, RESULT_FILE
+from dbbench.reports.model import JOURNAL_FILE, RESULT_FILE
+from dbbench.reports.tpch.model import DUCKDB_FILE
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -59,6 +60,8 @@ __all__ = [
     "EXIT_INVALID",
     "EXIT_OK",
     "DatabaseBusy",
+    "KeepsPartial",
+    "LoadsAtScale",
     "Result",
     "RunScope",
     "Workload",
@@ -88,8 +91,9 @@ class Result(Protocol):
 @runtime_checkable
 class Workload(Protocol):
     """One workload over the engines of a :class:`RunScope` (``drivers.sequencer.workload
-    .TpchWorkload``, ``drivers.o2c.study.O2CWorkload``; HammerDB's ``run_flow`` goes through
-    :func:`open_run` but is not one yet).
+    .TpchWorkload``, ``drivers.o2c.study.O2CWorkload``, ``drivers.hammerdb.flow
+    .HammerDBWorkload``, ``drivers.mixed``'s workloads). Its optional parts are the protocols
+    :class:`LoadsAtScale` and :class:`KeepsPartial`.
 
     ``prepare`` makes the database ready (TPC-H: the load; o2c: the master data), ``check``
     lists what is wrong with it (empty: consistent), ``run`` measures and returns the
@@ -104,6 +108,23 @@ class Workload(Protocol):
     def run(self, scope: RunScope) -> Result: ...
 
     def cleanup(self, scope: RunScope) -> object: ...
+
+
+@runtime_checkable
+class LoadsAtScale(Protocol):
+    """Optional part of a :class:`Workload`: its ``prepare`` loads data at a scale factor
+    (TPC-H), so a study can refuse a load its disk cannot hold before it starts."""
+
+    @property
+    def load_sf(self) -> float: ...
+
+
+@runtime_checkable
+class KeepsPartial(Protocol):
+    """Optional part of a :class:`Workload`: the result a failed or stopped ``run`` left so
+    far (TPC-H: what its journal holds), for a study to report; None: nothing yet."""
+
+    def partial(self) -> Result | None: ...
 
 
 @dataclass

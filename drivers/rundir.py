@@ -22,14 +22,13 @@ from pathlib import Path
 
 from dbbench.drivers.errors import DriversError
 from dbbench.reports.model import (
-    DUCKDB_FILE,
     JOURNAL_FILE,
-    PLANS_FILE,
     REPORT_HTML_FILE,
     REPORT_MD_FILE,
     RESULT_FILE,
     SUMMARY_FILE,
 )
+from dbbench.reports.tpch.model import DUCKDB_FILE, PLANS_FILE
 
 #: Written by dbbench into each run directory it prepares; ``--force`` requires it.
 MARKER_FILE = ".dbbench-run"

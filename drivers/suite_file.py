@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from typing import Any
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.registry import all_engines
 from dbbench.drivers.url import parse_url
+from dbbench.reports import inputs
 
 TOP_KEYS = {
     "scale_factor": "number",
@@ -199,13 +199,15 @@ def _sqlalchemy_knows(drivername: str) -> bool:
 def load_suite(path: Path) -> Suite:
     """Read and check a suite file; raises :class:`SuiteFileError` naming line and field."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = inputs.read_text(path, inputs.TOML_LIMIT, "suite file")
     except OSError as exc:
         raise SuiteFileError(f"cannot read suite file {path}: {exc.strerror or exc}") from None
+    except inputs.InputError as exc:
+        raise SuiteFileError(str(exc)) from None
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise SuiteFileError(f"{path}: not valid TOML: {exc}") from None
+        data = inputs.parse_toml(text, str(path))
+    except inputs.InputError as exc:
+        raise SuiteFileError(str(exc)) from None
     reader = _Reader(path, text)
     _unknown(reader, data, TOP_KEYS, "at the top level")
     if "scale_factor" in data and "scale_factors" in data:

@@ -2,7 +2,7 @@
 
 A :class:`Sampler` reads the operating system's cumulative counters through psutil once per
 interval (1 s by default) and keeps the differences as rates, column by column, in a
-:class:`reports.model.Telemetry`. One sample costs a few hundred microseconds of CPU, so
+:class:`reports.tpch.model.Telemetry`. One sample costs a few hundred microseconds of CPU, so
 the sampler can stay on for every run; the CPU time it used is recorded beside the samples.
 Without psutil (the ``telemetry`` extra) the result says so instead of holding samples.
 """
@@ -19,7 +19,7 @@ from typing import Any
 from dbbench.drivers.engine import Engine, Session
 from dbbench.drivers.errors import ConnectionLostError
 from dbbench.drivers.url import parse_url
-from dbbench.reports.model import Telemetry
+from dbbench.reports.tpch.model import Telemetry
 
 DEFAULT_INTERVAL = 1.0
 _LOOPBACK = frozenset({None, "", "localhost", "127.0.0.1", "::1", "[::1]"})

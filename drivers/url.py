@@ -9,6 +9,7 @@ from everything that can be printed: ``str``, ``repr`` and every error message s
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 from urllib.parse import quote, unquote, urlsplit
@@ -20,6 +21,13 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9.-]*(\+[A-Za-z0-9_.-]+)?$")
 _USERINFO = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*):(?P<pw>\S*)@")
 _SECRET_OPTIONS = frozenset({"password", "passwd", "pwd", "sslpassword"})
 _SECRET_QUERY = re.compile(r"(?P<head>[?&](?:password|passwd|pwd|sslpassword)=)[^&\s]*", re.I)
+# libpq's key=value form (``host=h password='p w'``), an environment-style PGPASSWORD=...,
+# a token or secret setting: the value, quoted or bare, up to a separator.
+_KV_SECRET = re.compile(
+    r"(?P<head>(?<![A-Za-z0-9_])(?:password|passwd|pwd|sslpassword|pgpassword|secret|token"
+    r"|api_key)\s*=\s*)(?P<pw>'(?:[^'\\]|\\.)*'?|\"(?:[^\"\\]|\\.)*\"?|[^\s&;,'\"]+)",
+    re.IGNORECASE,
+)
 # Spark's in-process masters as a host: local, local[4], local[*], local-cluster[2,1,1024].
 _SPARK_LOCAL_HOST = re.compile(r"^(?P<host>local(?:-cluster)?(?:\[[^\]/?]*\])?)(?=[/?]|$)")
 
@@ -108,7 +116,46 @@ def redact(url: str | EngineURL) -> str:
     if isinstance(url, EngineURL):
         return url.render()
     text = _USERINFO.sub(lambda m: f"{m.group('head')}:***@", _redact_userinfo(url))
-    return _SECRET_QUERY.sub(lambda m: f"{m.group('head')}***", text)
+    text = _SECRET_QUERY.sub(lambda m: f"{m.group('head')}***", text)
+    return _KV_SECRET.sub(lambda m: f"{m.group('head')}***", text)
+
+
+def _kv_secrets(text: str) -> set[str]:
+    """The values of the key=value secrets in ``text``, with and without their quotes."""
+    found: set[str] = set()
+    for m in _KV_SECRET.finditer(text):
+        value = m.group("pw")
+        found.add(value)
+        bare = value.strip("'\"")
+        found |= {bare, bare.replace("\\'", "'").replace("\\\\", "\\")}
+    return {s for s in found if len(s) >= 2}
+
+
+def scrub_secrets(message: str, args: Iterable[str]) -> str:
+    """``message`` with every secret hidden: every piece of a password that any of ``args``
+    (the command line) holds, in URL form (``scheme://user:pw@``, ``user:pw@host``) or
+    libpq's key=value form (``password=pw``, ``PGPASSWORD=pw``), wherever it appears; then
+    any URL password and key=value secret of the message itself. The one scrubber every
+    line the kit prints goes through (:mod:`dbbench.errors`, the CLI's output streams)."""
+    for arg in args:
+        if "@" in arg:
+            message = scrub_password(message, arg)
+        for secret in sorted(_kv_secrets(arg), key=len, reverse=True):
+            message = message.replace(secret, "***")
+    if "://" in message:
+        message = _USERINFO.sub(lambda m: f"{m.group('head')}:***@", message)
+    if "=" in message:
+        message = _SECRET_QUERY.sub(lambda m: f"{m.group('head')}***", message)
+        message = _KV_SECRET.sub(lambda m: f"{m.group('head')}***", message)
+    return message
+
+
+def has_secret(args: Iterable[str]) -> bool:
+    """Whether any of ``args`` holds a password (URL or key=value form)."""
+    return any(
+        ("@" in a and _password_span(a) is not None) or _KV_SECRET.search(a) is not None
+        for a in args
+    )
 
 
 def _password_span(text: str) -> tuple[int, int] | None:

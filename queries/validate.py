@@ -8,11 +8,15 @@ and the SUM rule. Rows may come in any order only where the ORDER BY keys tie.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import operator
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
-from functools import cache
+from functools import cache, partial
 from importlib import resources
 from typing import Any
 
@@ -237,3 +241,101 @@ def compare_results(
     """Check a result against a reference engine's result for the same query and data."""
     names = load_answers(query)[0]
     return _compare(query, names, expected_rows, got_rows)
+
+
+def _canonical_slow(kind: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    if kind == "str":
+        return _text(value)
+    try:
+        number = _number(value)
+    except ValueError:
+        return _text(value)
+    if kind in _WHOLE:
+        return format(number.normalize(), "f")
+    return format(_round(number), "f")
+
+
+_WHOLE = frozenset(("int", "cnt", "exact"))
+
+
+def _canonical_str(value: Any) -> str | None:
+    return value.rstrip() if value.__class__ is str else _canonical_slow("str", value)
+
+
+def _canonical_whole(value: Any) -> str | None:
+    return str(value) if value.__class__ is int else _canonical_slow("exact", value)
+
+
+def _canonical_cents(value: Any) -> str | None:
+    if value.__class__ is Decimal:
+        return str(value.quantize(CENT, rounding=ROUND_HALF_UP))
+    if value.__class__ is int:
+        return f"{value}.00"
+    return _canonical_slow("num", value)
+
+
+def _canonical_of(kind: str) -> Callable[[Any], str | None]:
+    """The one-value normaliser of a column class: text right-trimmed, integers and exact
+    values as their plain decimal form, every other number rounded to the cent (the
+    precision the specification prints answers at)."""
+    if kind == "str":
+        return _canonical_str
+    return _canonical_whole if kind in _WHOLE else _canonical_cents
+
+
+_TRAILING_BLANK = re.compile(r"\s(?:\x00|\Z)")
+_TO_CENT = partial(Decimal.quantize, exp=CENT, rounding=ROUND_HALF_UP)
+
+
+def _canonical_column(kind: str, column: Sequence[Any]) -> list[str | None]:
+    """One column's values normalised (:func:`_canonical_of`); a column of one Python type
+    takes a path without a Python call per value (the digest of a large output is this)."""
+    types = set(map(type, column))
+    if types == {str} and kind == "str":
+        if _TRAILING_BLANK.search("\x00".join(column)) is None:
+            return list(column)
+        return [v.rstrip() for v in column]
+    if types == {int}:
+        return list(map(str, column)) if kind in _WHOLE else [f"{v}.00" for v in column]
+    if types == {Decimal} and kind not in _WHOLE:
+        return list(map(str, map(_TO_CENT, column)))
+    return list(map(_canonical_of(kind), column))  # None: the slow path's
+
+
+def canonical_rows(query: int, rows: Sequence[Sequence[Any]]) -> list[tuple[str | None, ...]]:
+    """The rows of one execution of ``query`` normalised by their columns' classes
+    (:func:`column_classes`), rows whose ORDER BY keys tie sorted among themselves: two
+    outputs that differ only where the specification lets them (trailing blanks, a tie's
+    order, float noise below the cent) give the same canonical rows."""
+    classes = column_classes(query)
+    width = len(classes)
+    if rows and set(map(len, rows)) != {width}:  # a wrong shape, kept as text: it digests
+        return [tuple(_canonical_slow("str", v) for v in row) for row in rows]  # unlike any
+    columns = [
+        _canonical_column(kind, column)
+        for kind, column in zip(
+            classes, zip(*rows, strict=True) if rows else [()] * width, strict=True
+        )
+    ]
+    out: list[tuple[str | None, ...]] = list(zip(*columns, strict=True))
+    keys = ORDER_KEYS[query]
+    if not keys or len(out) < 2:
+        return out
+    tied = out if len(keys) == width else list(zip(*(columns[i] for i in keys), strict=True))
+    if all(map(operator.ne, tied[1:], tied[:-1])):
+        return out  # no two neighbours tie (the usual case)
+    start = 0
+    for end in [j for j in range(1, len(tied)) if tied[j] != tied[j - 1]] + [len(tied)]:
+        if end - start > 1:  # a tie: its rows in a canonical order
+            out[start:end] = sorted(out[start:end], key=lambda r: [(v is None, v or "") for v in r])
+        start = end
+    return out
+
+
+def answer_digest(query: int, rows: Sequence[Sequence[Any]]) -> str:
+    """The sha256 of an execution's :func:`canonical_rows` (compact JSON): engines whose
+    outputs agree up to the spec's freedoms and to the cent digest alike."""
+    text = json.dumps(canonical_rows(query, rows), separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

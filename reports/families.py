@@ -10,126 +10,46 @@ per output format for ``dbbench report``, and its section of ``dbbench compare``
 :func:`escape.terminal` here (Markdown and HTML renderers escape each value themselves, with
 :mod:`reports.escape` or the templates' autoescape). The built-in families are listed in
 :func:`_builtin`; other distributions add theirs through the entry-point group
-``dbbench.families`` (an entry point names a :class:`Family` object).
+``dbbench.families`` (an entry point names a :class:`Family` object). A family's declaration
+(:class:`Family`, in :mod:`reports.family`) imports nothing of this registry.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 from dbbench.reports import escape
-from dbbench.reports import renderers as output_formats
-from dbbench.reports.document import Document
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.model import ResultEnvelope, read_json
+from dbbench.reports.family import CompareContext as CompareContext
+from dbbench.reports.family import CompareSection as CompareSection
+from dbbench.reports.family import Family as Family
+from dbbench.reports.family import Reader as Reader
+from dbbench.reports.family import Renderer as Renderer
+from dbbench.reports.family import RenderOptions as RenderOptions
+from dbbench.reports.model import read_json
 from dbbench.reports.renderers.html import page as html_page
 
 ENTRY_POINT_GROUP = "dbbench.families"
 
 
-@dataclass(frozen=True)
-class RenderOptions:
-    """What a renderer may be given besides the result."""
-
-    cost_sheet: Any = None  # a parsed reports.costsheet.CostSheet (TPC-H)
-    color: bool = False  # text for a colour terminal
-    source: Path | None = None  # the result's run directory (files beside it: plans)
-
-
-@dataclass
-class CompareContext:
-    """Shared by the sections of one ``dbbench compare``: every input by family (a section
-    may set itself beside another family's results), the options, and warnings to print."""
-
-    by_family: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)
-    cost_sheets: list[Path] = field(default_factory=list)
-    sort: str = "qphh"
-    force: bool = False
-    warnings: list[str] = field(default_factory=list)
-    sources: dict[str, Path] = field(default_factory=dict)  # label -> its run directory
-
-
-#: (result, options) -> the report in one format
-Renderer = Callable[[Any, RenderOptions], str]
-#: (labelled results of the family, format, context) -> its part of a comparison: text or
-#: Markdown, or an HTML fragment (``<section>``) that :func:`compare` places in the page
-CompareSection = Callable[[list[tuple[str, Any]], str, CompareContext], str]
-#: (file or run directory, its parsed JSON or None for a directory) -> (result, note): the
-#: note says what was recovered (e.g. from a journal), None when nothing was
-Reader = Callable[[Path, Any], tuple[Any, str | None]]
-
-
-@dataclass(frozen=True)
-class Family:
-    """One result family."""
-
-    model: type[ResultEnvelope]
-    renderers: Mapping[str, Renderer]
-    compare_section: CompareSection | None = None
-    #: formats of its compare section (default: text, md, html)
-    compare_formats: tuple[str, ...] = ("text", "md", "html")
-    #: a full HTML page around the other families' sections (the TPC-H landscape is one);
-    #: None: a plain page is made
-    compare_page: Callable[[list[tuple[str, Any]], CompareContext, list[str]], str] | None = None
-    read: Reader | None = None  # None: the model's own reader of the parsed file
-    #: HammerDB's artifact of a result of this family (``dbbench hammerdb export``), if any
-    export: Callable[..., Any] | None = None
-    #: the result's report as a format-neutral document: every format of
-    #: :mod:`reports.renderers` renders it (a format in ``renderers`` is rendered by that
-    #: renderer instead; it shows the document's warnings and verdicts too)
-    document: Callable[[Any, RenderOptions], Document] | None = None
-
-    @property
-    def name(self) -> str:
-        return self.model.SCHEMA_NAME
-
-    @property
-    def version(self) -> int:
-        return self.model.SCHEMA_VERSION
-
-    @property
-    def title(self) -> str:
-        return self.model.TITLE
-
-    def upgrade(self, data: dict[str, Any]) -> dict[str, Any]:
-        return self.model.upgrade_data(data)
-
-    def load(self, path: Path, data: Any) -> tuple[Any, str | None]:
-        if self.read is not None:
-            return self.read(path, data)
-        return self.model.from_parsed(data), None
-
-    def formats(self) -> tuple[str, ...]:
-        """The formats a result of this family comes as."""
-        if self.document is None:
-            return tuple(self.renderers)
-        return tuple(dict.fromkeys([*output_formats.formats(), *self.renderers]))
-
-    def render(self, result: Any, fmt: str, options: RenderOptions | None = None) -> str:
-        if fmt not in self.formats():
-            choices = ", ".join(self.formats())
-            raise ReportsError(f"a {self.title} comes as {choices}, not {fmt!r}")
-        options = options or RenderOptions()
-        if fmt in self.renderers:
-            text = self.renderers[fmt](result, options)
-        else:
-            assert self.document is not None
-            text = output_formats.render(self.document(result, options), fmt)
-        if fmt == "text" and not options.color:
-            text = escape.terminal(text, keep_newlines=True)
-        return text
-
-
 def _builtin() -> list[Family]:
     """The kit's own families (their modules are imported here, not at start-up)."""
-    from dbbench.reports import family_hammerdb, family_mixed, family_o2c, family_tpch
+    from dbbench.reports.acid import family as family_acid
+    from dbbench.reports.hammerdb import family as family_hammerdb
+    from dbbench.reports.mixed import family as family_mixed
+    from dbbench.reports.o2c import family as family_o2c
+    from dbbench.reports.tpch import family as family_tpch
 
-    return [family_tpch.FAMILY, family_hammerdb.FAMILY, family_o2c.FAMILY, family_mixed.FAMILY]
+    return [
+        family_tpch.FAMILY,
+        family_hammerdb.FAMILY,
+        family_o2c.FAMILY,
+        family_mixed.FAMILY,
+        family_acid.FAMILY,
+    ]
 
 
 @functools.cache
@@ -178,7 +98,7 @@ def _result_file(path: Path) -> Path | None:
 def read_result(path: Path) -> tuple[Family, Any, str | None]:
     """The family and the result of a file or run directory, read once, and what was
     recovered to complete it (None: nothing); :class:`ReportsError` (one line) otherwise."""
-    from dbbench.reports.model import SCHEMA_NAME
+    from dbbench.reports.tpch.model import SCHEMA_NAME
 
     if not path.exists():
         raise ReportsError(f"no such result file or run directory: {path}")
@@ -220,14 +140,6 @@ def _kind(value: Any) -> str:
 def _shown(value: Any) -> str:
     text = repr(value)
     return escape.terminal(text if len(text) <= 40 else text[:37] + "...")
-
-
-def report_formats() -> tuple[str, ...]:
-    """Every format some family renders (a file's own family may offer fewer)."""
-    seen: dict[str, None] = {}
-    for family in families().values():
-        seen.update(dict.fromkeys(family.formats()))
-    return tuple(seen)
 
 
 def compare(items: list[tuple[str, Family, Any]], fmt: str, context: CompareContext) -> str:

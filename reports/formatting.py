@@ -9,7 +9,8 @@ import datetime as dt
 import functools
 from decimal import ROUND_HALF_UP, Decimal
 
-from dbbench.reports import escape, metrics
+from dbbench.reports import escape
+from dbbench.reports.tpch import metrics
 
 NA = "n/a"
 
@@ -65,6 +66,12 @@ def gib(nbytes: int | None) -> str:
     if not nbytes:
         return NA
     return f"{metrics.round_half_up(nbytes / metrics.GIB, 2):,.2f} GiB"
+
+
+def folded(value: object) -> str:
+    """``value`` on one line (runs of whitespace folded): the ``md`` filter of a Markdown
+    environment, whose finalizer escapes what is printed."""
+    return " ".join(str(value).split())
 
 
 def md(value: object) -> str:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.families import read_result
-from dbbench.reports.model import SCHEMA_NAME, AnyResult, BenchmarkResult, HammerDBResult
+from dbbench.reports.hammerdb.model import AnyResult, HammerDBResult
+from dbbench.reports.tpch.model import SCHEMA_NAME, BenchmarkResult
 
 
 def load_result(path: Path) -> BenchmarkResult:

@@ -98,6 +98,8 @@ def environment(*, markdown: bool = False) -> jinja2.Environment:
         auto_reload=False,
     )
     env.filters.update(fmt.FILTERS)
-    if not markdown:
+    if markdown:  # every printed value is escaped once, by the finalizer (no "\\|" shown)
+        env.filters.update(md=fmt.folded)
+    else:
         env.filters.update(cells=cells, rows=rows)
     return env

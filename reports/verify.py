@@ -4,10 +4,10 @@ A result is read through the family registry (schema-checked as ``report`` does)
 figures are recomputed from what it recorded:
 
 - TPC-H: every interval's time against its own start and end, QphH, Power and Throughput from
-  the intervals (:func:`reports.summary.build_report`), and the compliance verdict re-judged
-  (:func:`reports.compliance.judge`) against the one stored;
+  the intervals (:func:`reports.tpch.summary.build_report`), and the compliance verdict re-judged
+  (:func:`reports.tpch.compliance.judge`) against the one stored;
 - o2c: the status against the probes', dialog steps/h and the average response time of the
-  result from the raw steps (:func:`reports.o2c_metrics.summarize_result`);
+  result from the raw steps (:func:`reports.o2c.metrics.summarize_result`);
 - HammerDB: NOPM and TPM present for a complete TPROC-C job, NOPM not above TPM; a TPROC-H
   job's query times present and its geometric mean near the one HammerDB printed.
 
@@ -23,20 +23,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dbbench.reports.analysis import RunSummary, summarise_run
-from dbbench.reports.compliance import evaluate
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.families import read_result
-from dbbench.reports.metrics import lower_qphh
-from dbbench.reports.model import (
-    NOT_EVALUATED,
-    BenchmarkResult,
-    HammerDBResult,
-    O2CResult,
-    o2c_status,
-    read_json,
-)
+from dbbench.reports.hammerdb.model import HammerDBResult
+from dbbench.reports.model import read_json
+from dbbench.reports.o2c.model import O2CResult, o2c_status
 from dbbench.reports.provenance import Provenance, provenance_of, result_file, sidecar_hash
+from dbbench.reports.tpch.analysis import RunSummary, summarise_run
+from dbbench.reports.tpch.compliance import evaluate
+from dbbench.reports.tpch.metrics import lower_qphh
+from dbbench.reports.tpch.model import NOT_EVALUATED, BenchmarkResult
 
 MANIFEST_SCHEMA = "dbbench-site-manifest"
 #: relative tolerance of a recomputed figure against a stated one
@@ -76,7 +72,7 @@ class Verdict:
 
 def reported_run(runs: list[RunSummary]) -> RunSummary | None:
     """The run whose figures are reported (the lower QphH, as
-    :func:`reports.summary.build_report` picks it); None when a run has none."""
+    :func:`reports.tpch.summary.build_report` picks it); None when a run has none."""
     if not runs or any(r.qphh is None for r in runs):
         return None
     return lower_qphh(runs, lambda r: r.qphh or 0.0)
@@ -99,7 +95,7 @@ def summaries(result: BenchmarkResult) -> list[RunSummary]:
 
 
 def o2c_figures(result: O2CResult) -> dict[str, float | int | str | bool | None]:
-    from dbbench.reports.o2c_metrics import summarize_result
+    from dbbench.reports.o2c.metrics import summarize_result
 
     best = summarize_result(result).best
     if best is None:
@@ -152,7 +148,7 @@ def _tpch_problems(result: BenchmarkResult, runs: list[RunSummary]) -> list[Prob
                 )
     stored = result.compliance
     if NOT_EVALUATED not in stored.codes and "v1-text" not in stored.codes:
-        judged = evaluate(result, runs)  # reports.compliance.judge, the summaries reused
+        judged = evaluate(result, runs)  # reports.tpch.compliance.judge, the summaries reused
         if judged.compliant != stored.compliant:
             out.append(
                 Problem(

@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dbbench.reports.model import (
-    BenchmarkResult,
-    Compliance,
-    EngineInfo,
-    Interval,
-    LoadResult,
-    RunResult,
-    SystemInfo,
-)
+from dbbench.reports.model import EngineInfo, SystemInfo
+from dbbench.reports.tpch.model import BenchmarkResult, Compliance, Interval, LoadResult, RunResult
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "reports" / "golden"

@@ -49,13 +49,13 @@ DEFINED_ONCE: dict[str, str] = {
     "GENERATORS": "dbgen/generators.py",  # the table registry of the generator
     "ProgressSink": "dbgen/progress.py",  # the generator's and the loader's progress
     "QueryVerdict": "queries/validate.py",  # the one answer-check type
-    "ResultEnvelope": "reports/model.py",  # the one result envelope
-    "ResultStatus": "reports/model.py",  # the one status vocabulary
-    "ENVELOPE_FIELDS": "reports/model.py",
-    "plan_shape": "reports/model.py",
+    "ResultEnvelope": "reports/model/envelope.py",  # the one result envelope
+    "ResultStatus": "reports/model/envelope.py",  # the one status vocabulary
+    "ENVELOPE_FIELDS": "reports/model/envelope.py",
+    "plan_shape": "reports/tpch/model.py",
     "read_result": "reports/families.py",  # the one family registry's reader
-    "judge": "reports/compliance.py",  # the one compliance judge
-    "MESSAGES": "reports/reasons.py",  # the one code -> message table
+    "judge": "reports/tpch/compliance.py",  # the one compliance judge
+    "MESSAGES": "reports/tpch/reasons.py",  # the one code -> message table
     "open_append": "reports/safeio.py",  # the one output writer
     "write_text": "reports/safeio.py",
     "DATABASES": "drivers/hammerdb/script.py",  # HammerDB's names, stated once

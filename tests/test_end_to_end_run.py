@@ -22,8 +22,8 @@ from dbbench.cli import main
 from dbbench.dbgen import api
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import JOURNAL_FILE, RESULT_FILE
-from dbbench.reports.compliance import messages
-from dbbench.reports.model import BenchmarkResult, RunResult
+from dbbench.reports.tpch.compliance import messages
+from dbbench.reports.tpch.model import BenchmarkResult, RunResult
 
 SF = 0.01
 S = 2

@@ -117,3 +117,15 @@ def test_architecture_code_map_names_every_engine_and_family() -> None:
     names = [f.name for f in builtin]
     missing += [n for n in names if n not in code_map]
     assert not missing, f"ARCHITECTURE.md's code map does not name: {missing}"
+
+
+def test_make_run_installs_no_engine_but_duckdb() -> None:
+    """`make run` installs the kit with the telemetry extra only; `make test` every extra."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    rules = dict(re.findall(r"^(\S+):[^\n]*\n((?:\t[^\n]*\n)+)", makefile, flags=re.M))
+    run_deps = re.search(r"^run: (.*)$", makefile, flags=re.M)
+    assert run_deps is not None and run_deps.group(1).split() == ["$(RUN_STAMP)"]
+    assert "pip install --quiet -e '.[telemetry]'" in rules["$(RUN_STAMP)"]
+    assert "pip install --quiet -e '.[all,dev]'" in rules["$(TEST_STAMP)"]
+    test_deps = re.search(r"^test: (.*)$", makefile, flags=re.M)
+    assert test_deps is not None and "$(TEST_STAMP)" in test_deps.group(1).split()

@@ -9,16 +9,15 @@ import pyarrow as pa
 import pytest
 
 from dbbench.dbgen.schema import FOREIGN_KEYS, TABLES
-from dbbench.reports.compliance import messages
-from dbbench.reports.model import (
+from dbbench.reports.model import EngineInfo, SystemInfo
+from dbbench.reports.tpch.compliance import messages
+from dbbench.reports.tpch.model import (
     SCHEMA_VERSION,
     BenchmarkResult,
-    EngineInfo,
     Interval,
     LoadResult,
     Reason,
     RunResult,
-    SystemInfo,
 )
 
 
@@ -111,18 +110,21 @@ def test_a_version_1_file_is_read_and_upgraded() -> None:
 
 def test_the_run_directory_names_and_the_stream_table_are_stated_once() -> None:
     from dbbench.drivers import rundir, sequencer
-    from dbbench.reports import loading, metrics, model
+    from dbbench.reports import loading, model
+    from dbbench.reports.tpch import metrics
+    from dbbench.reports.tpch import model as tpch_model
 
     assert sequencer.RESULT_FILE is model.RESULT_FILE == "result.json"
     assert not hasattr(loading, "RESULT_FILE")  # the loaders take it from the model
-    assert {model.JOURNAL_FILE, model.RESULT_FILE, model.DUCKDB_FILE} <= set(rundir.OWN_FILES)
-    assert metrics.MIN_STREAMS is model.MIN_STREAMS
+    assert {model.JOURNAL_FILE, model.RESULT_FILE, tpch_model.DUCKDB_FILE} <= set(rundir.OWN_FILES)
+    assert metrics.MIN_STREAMS is tpch_model.MIN_STREAMS
     # the spec's Table 11 [SPEC 5.3.4]; the spec has no rule below SF 1 or between SFs
-    assert model.MIN_STREAMS == {
+    assert tpch_model.MIN_STREAMS == {
         1: 2, 10: 3, 30: 4, 100: 5, 300: 6, 1000: 7, 3000: 8, 10000: 9, 30000: 10, 100000: 11
     }  # fmt: skip
-    assert model.min_streams(0.01) is None and model.min_streams(3) is None
-    assert [model.default_streams(sf) for sf in (0.01, 1, 3, 10, 250, 1e6)] == [2, 2, 2, 3, 5, 11]
+    assert tpch_model.min_streams(0.01) is None and tpch_model.min_streams(3) is None
+    defaults = [tpch_model.default_streams(sf) for sf in (0.01, 1, 3, 10, 250, 1e6)]
+    assert defaults == [2, 2, 2, 3, 5, 11]
 
 
 def test_the_format_document_describes_the_current_version_and_every_field() -> None:
@@ -136,7 +138,7 @@ def test_the_format_document_describes_the_current_version_and_every_field() -> 
     for f in dataclasses.fields(BenchmarkResult):
         assert f"`{f.name}`" in doc, f"{f.name} is not documented"
     assert "`validation`" not in doc.split("## History")[0]
-    from dbbench.reports.reasons import MESSAGES
+    from dbbench.reports.tpch.reasons import MESSAGES
 
     for code in MESSAGES:
         assert f"`{code}`" in doc, f"reason code {code} is not documented"

@@ -9,13 +9,13 @@ import typer
 
 from dbbench.errors import ExitCode
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.gate import DEFAULT_MIN_DELTA, gate, pooled
 from dbbench.reports.loading import load_result
-from dbbench.reports.model import BenchmarkResult
-from dbbench.reports.plans import PlanTexts, read_texts
-from dbbench.reports.render_compare import label_for
-from dbbench.reports.render_gate import GATE_FORMATS, render_gate, verdict_line
 from dbbench.reports.safeio import STDOUT, OutputError, same_file, write_text
+from dbbench.reports.studies.gate import DEFAULT_MIN_DELTA, gate, pooled
+from dbbench.reports.studies.render_gate import GATE_FORMATS, render_gate, verdict_line
+from dbbench.reports.tpch.model import BenchmarkResult
+from dbbench.reports.tpch.plans import PlanTexts, read_texts
+from dbbench.reports.tpch.render_compare import label_for
 
 
 def gate_command(

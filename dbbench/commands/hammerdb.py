@@ -28,16 +28,17 @@ from dbbench.drivers.hammerdb.script import (
 from dbbench.drivers.url import parse_url
 from dbbench.errors import DbbenchError, ExitCode
 from dbbench.reports.escape import terminal
-from dbbench.reports.hammerdb_export import (
+from dbbench.reports.hammerdb.export import (
     JOB_REPORT_SCHEMA,
     from_job_report,
     load_job_report,
     to_job_report,
     validate_job_report,
 )
+from dbbench.reports.hammerdb.model import HammerDBResult
 from dbbench.reports.loading import load_any_result
-from dbbench.reports.model import HammerDBResult, kit_version
-from dbbench.reports.o2c_render import is_o2c_result, load_o2c
+from dbbench.reports.model import kit_version
+from dbbench.reports.o2c.render import is_o2c_result, load_o2c
 from dbbench.reports.safeio import OutputError, write_text
 
 app = typer.Typer(

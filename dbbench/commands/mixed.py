@@ -4,7 +4,7 @@ TPC-H database at the same time, with the o2c-only and streams-only baselines.
 Unofficial (not SAP SD, not TPC-H, not CH-benCHmark). The commands parse and print: the
 workload runs in :func:`drivers.lifecycle.open_run` (a run directory, the database's
 benchmark lock, signals) through :mod:`dbbench.drivers.mixed.study`; the figures and the
-report come from :mod:`dbbench.reports.mixed_metrics` and ``mixed_render``. Prepare, check
+report come from :mod:`dbbench.reports.mixed.metrics` and ``mixed_render``. Prepare, check
 and clean up the database with ``dbbench o2c prepare|check|cleanup``. Exit codes: 0 valid
 (``run``: and within the RT limit), 3 invalid (a failed query or step, a lost server,
 ``run``: the RT limit), 1 a user error, 130 interrupted (the result keeps what was measured).
@@ -29,9 +29,9 @@ from dbbench.drivers.rundir import default_run_name
 from dbbench.errors import DbbenchError, ExitCode
 from dbbench.queries.params import seed_from_time
 from dbbench.reports.families import read_result
-from dbbench.reports.mixed_document import render_mixed
-from dbbench.reports.mixed_metrics import baseline_points, summarize_mixed
-from dbbench.reports.mixed_model import MixedPoint, MixedResult
+from dbbench.reports.mixed.document import render_mixed
+from dbbench.reports.mixed.metrics import baseline_points, summarize_mixed
+from dbbench.reports.mixed.model import MixedPoint, MixedResult
 
 app = typer.Typer(
     help="o2c users and TPC-H query streams on one database at once (unofficial; not SAP "
@@ -147,6 +147,11 @@ def _measure(
 ) -> MixedResult:
     limits = dialog.limits()
     dialog.fixed_pool(f"mixed {kind}")
+    if dialog.driver_processes != 1:  # its o2c side feeds the analytics stream in-process
+        raise DbbenchError(
+            f"--driver-processes {dialog.driver_processes}: mixed {kind} drives its users "
+            "from one process"
+        )
     freshness, analytics = shared.freshness, shared.analytics_node
     if freshness < 0:
         raise DbbenchError(f"--freshness must not be negative, not {freshness:g}")

@@ -5,7 +5,7 @@ Unofficial and SD-like: its rating is "O2C-SAPS (unofficial)", never SAPS, and n
 comparable with SAP certifications. The commands parse and print: each workload runs in
 :func:`drivers.lifecycle.open_run` (the database's benchmark lock, signals) through
 :mod:`dbbench.drivers.o2c.study`; the verdicts, metrics and report come from
-:mod:`dbbench.reports.o2c_metrics` and ``o2c_document``. Exit codes: 0 valid, 3 invalid run
+:mod:`dbbench.reports.o2c.metrics` and ``o2c_document``. Exit codes: 0 valid, 3 invalid run
 (response time above the limit, a failed step, a lost server) or failed check, 1 a user error,
 130 an interrupted search, scaling or node study (Ctrl-C, kill: what was measured is kept).
 """
@@ -26,6 +26,7 @@ from dbbench.drivers.o2c.simulator import SD_WINDOW, RunConfig
 from dbbench.drivers.o2c.study import (
     O2CWorkload,
     SearchLimits,
+    interrupted,
     node_study,
     scale_study,
     search_with_confirmation,
@@ -33,10 +34,10 @@ from dbbench.drivers.o2c.study import (
 from dbbench.drivers.rundir import default_run_name
 from dbbench.drivers.url import redact
 from dbbench.errors import DbbenchError, ExitCode
-from dbbench.reports.model import O2CResult
-from dbbench.reports.o2c_document import render_o2c
-from dbbench.reports.o2c_judge import MetricsJudge
-from dbbench.reports.o2c_metrics import TRANSACTION_STEPS, Limits
+from dbbench.reports.o2c.document import render_o2c
+from dbbench.reports.o2c.judge import MetricsJudge
+from dbbench.reports.o2c.metrics import TRANSACTION_STEPS, Limits
+from dbbench.reports.o2c.model import O2CResult
 
 app = typer.Typer(
     help="SD-like order-to-cash dialog workload (unofficial; not SAP SD, no SAPS).",
@@ -92,6 +93,7 @@ class Dialog:
     rt_p99: float | None
     rt_limit_step: list[str]
     progress: float
+    driver_processes: int
 
     def start(self, users: int, steady: float) -> tuple[RunConfig, O2CDisplay]:
         """The checked run configuration for ``users`` and the display that shows it."""
@@ -137,6 +139,7 @@ class Dialog:
         cfg = RunConfig(
             users, self.think, self.think_dist, self.rampup, steady, self.pool(),
             progress_interval=shown.interval(self.progress),
+            driver_processes=self.driver_processes,
         )  # fmt: skip
         cfg.validate()
         return cfg
@@ -200,6 +203,11 @@ DIALOG = OptionGroup(
             help="A transaction's own average limit, e.g. VA01=1.5 (repeatable).",
         ),
         option("progress", float, 10.0, "--progress", help="Seconds between progress lines."),
+        option(
+            "driver_processes", int, 1, "--driver-processes",
+            help="Driver processes sharing the users and work processes (a server engine; "
+            "merged exactly into one probe).",
+        ),
     ),
     Dialog,
 )  # fmt: skip
@@ -314,6 +322,9 @@ def run_cmd(
     )  # fmt: skip
     with open_run(engines, must_exist=True) as scope:
         result = workload.run(scope)
+    if any(interrupted(p) for p in result.probes):  # Ctrl-C or kill: one line, exit 130
+        typer.echo(f"dbbench: run interrupted; the steps it measured are in {path}", err=True)
+        raise typer.Exit(ExitCode.INTERRUPTED)
     _wrote(result, path)
     if not all(MetricsJudge(limits).passes(p) for p in result.probes):
         raise typer.Exit(ExitCode.INVALID_RUN)

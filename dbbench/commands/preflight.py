@@ -1,7 +1,7 @@
 """``dbbench preflight``: the configuration warnings of an engine, without running anything.
 
 The same lines are printed at the start of ``run`` and of every suite entry, and listed in
-the run's report (:mod:`reports.fairness`). The rules are the engine's own facts
+the run's report (:mod:`reports.tpch.fairness`). The rules are the engine's own facts
 (``EngineFacts.preflight``, ``bytes_per_sf``), passed to the reports as plain data.
 """
 
@@ -14,8 +14,8 @@ import typer
 from dbbench.commands.options import ScaleFactor
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sysinfo import engine_info, system_info
-from dbbench.reports.fairness import PreflightFacts, preflight, preflight_result
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.tpch.fairness import PreflightFacts, preflight, preflight_result
+from dbbench.reports.tpch.model import BenchmarkResult
 
 
 def warn_unfair(result: BenchmarkResult) -> list[str]:

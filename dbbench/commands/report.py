@@ -18,11 +18,11 @@ from dbbench.reports.families import (
     families,
     read_result,
 )
-from dbbench.reports.formats import COMPARE_FORMATS, REPORT_FORMATS, choices_text
-from dbbench.reports.model import SCHEMA_NAME
-from dbbench.reports.published import is_published_record, load_published
-from dbbench.reports.render_compare import label_for
 from dbbench.reports.safeio import STDOUT, OutputError, same_file, write_text
+from dbbench.reports.tpch.formats import COMPARE_FORMATS, REPORT_FORMATS, choices_text
+from dbbench.reports.tpch.model import SCHEMA_NAME
+from dbbench.reports.tpch.published import is_published_record, load_published
+from dbbench.reports.tpch.render_compare import label_for
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -68,7 +68,7 @@ def report(
         typer.echo(f"dbbench: {result}: result rebuilt from the journal: {recovered}", err=True)
     sheet = None
     if cost_sheet is not None and family.name == SCHEMA_NAME:
-        from dbbench.reports.costsheet import load_cost_sheet
+        from dbbench.reports.tpch.costsheet import load_cost_sheet
 
         sheet = load_cost_sheet(cost_sheet)
     color = format == "text" and output is None and sys.stdout.isatty()

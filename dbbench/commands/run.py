@@ -27,10 +27,10 @@ from dbbench.drivers.rundir import default_run_name
 from dbbench.drivers.sequencer import Benchmark, RunOptions, RunProgress
 from dbbench.drivers.sequencer.config import PLAN_MODES, check_options
 from dbbench.errors import DbbenchError, ExitCode, error_line
-from dbbench.reports.compliance import messages
-from dbbench.reports.costsheet import CostSheet, load_cost_sheet
-from dbbench.reports.model import DUCKDB_FILE, BenchmarkResult, default_streams
-from dbbench.reports.render import write_reports
+from dbbench.reports.tpch.compliance import messages
+from dbbench.reports.tpch.costsheet import CostSheet, load_cost_sheet
+from dbbench.reports.tpch.model import DUCKDB_FILE, BenchmarkResult, default_streams
+from dbbench.reports.tpch.render import write_reports
 
 Seed = Annotated[
     int | None,
@@ -58,6 +58,14 @@ PlansOpt = Annotated[
         "--plans",
         help="Each query's plan after the measured work: off, explain or analyze "
         "(an extra untimed pass that executes every query).",
+    ),
+]
+AnswersOpt = Annotated[
+    bool,
+    typer.Option(
+        "--answers/--no-answers",
+        help="Keep every query's output beside the result (answers.jsonl.gz, digests in the "
+        "result) for dbbench verify --answers; --no-answers: the result says none were kept.",
     ),
 ]
 Reload = Annotated[bool, typer.Option("--reload", help="Load even if the database is loaded.")]
@@ -213,6 +221,7 @@ def _options(
     jobs: int | None = None,
     telemetry: float = 1.0,
     plans: str = "explain",
+    answers: bool = True,
 ) -> RunOptions:
     if plans not in PLAN_MODES:
         raise typer.BadParameter(f"{plans!r} is not one of {', '.join(PLAN_MODES)}")
@@ -225,6 +234,7 @@ def _options(
         jobs=jobs,
         telemetry_interval=telemetry if telemetry != 0 else None,
         plans=plans,
+        answers=answers,
     )
 
 
@@ -240,12 +250,14 @@ def run(
     no_space_check: NoSpaceCheck = False,
     telemetry_interval: TelemetryOpt = 1.0,
     plans: PlansOpt = "explain",
+    answers: AnswersOpt = True,
 ) -> None:
     """The whole benchmark: load test, then each run's power and throughput tests."""
     sf = target.scale_factor
     options = _options(
-        sf, streams, seed, query_timeout, runs, jobs, telemetry=telemetry_interval, plans=plans
-    )
+        sf, streams, seed, query_timeout, runs, jobs, telemetry=telemetry_interval, plans=plans,
+        answers=answers,
+    )  # fmt: skip
 
     def steps(bench: Benchmark) -> None:
         bench.load(reload=reload)

@@ -31,7 +31,7 @@ from dbbench.drivers.sequencer import (
     RunProgress,
 )
 from dbbench.drivers.sequencer.workload import TpchWorkload
-from dbbench.reports.compliance import judge
+from dbbench.reports.tpch.compliance import judge
 
 #: Seconds between plain progress lines when stderr is not a terminal.
 PLAIN_INTERVAL = float(os.environ.get("DBBENCH_PROGRESS_INTERVAL", "30"))
@@ -114,7 +114,7 @@ def show_progress(progress: RunProgress, out: TextIO) -> Iterator[None]:
 def tpch_workload(
     options: RunOptions, steps: Callable[[Benchmark], None], command: str
 ) -> TpchWorkload:
-    """The TPC-H workload of a command, judged by ``reports.compliance``."""
+    """The TPC-H workload of a command, judged by ``reports.tpch.compliance``."""
     return TpchWorkload(options, steps, command=command, judge=judge)
 
 

@@ -24,7 +24,7 @@ from dbbench.drivers.sequencer import Benchmark, RunOptions
 from dbbench.drivers.sequencer.study import finished_before, run_step
 from dbbench.drivers.url import redact
 from dbbench.errors import DbbenchError, ExitCode
-from dbbench.reports.scaling import ScaleIndex, StepRecord, write_scale_reports
+from dbbench.reports.studies.scaling import ScaleIndex, StepRecord, write_scale_reports
 
 DEFAULT_MAX = 8
 

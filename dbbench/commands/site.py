@@ -23,10 +23,31 @@ def verify_command(
     expected: Annotated[
         str | None, typer.Option("--sha256", help="The content hash the (one) result must have.")
     ] = None,
+    answers: Annotated[
+        bool,
+        typer.Option(
+            "--answers",
+            help="Also check every kept query output by value on a reference engine brought to "
+            "the state each query saw (docs/answers.md).",
+        ),
+    ] = False,
+    against: Annotated[
+        str | None,
+        typer.Option("--against", help="The reference engine's URL (default: DuckDB, embedded)."),
+    ] = None,
 ) -> None:
     """Recompute every result's figures from its recorded measurements and check its content
     hash; one line per problem, exit 1 when any result fails."""
     from dbbench.reports.errors import ReportsError
+
+    if answers:
+        from dbbench.commands.verify_answers import verify_answers
+
+        if not verify_answers(results, against):
+            raise typer.Exit(ExitCode.USER_ERROR)
+        return
+    if against is not None:
+        raise ReportsError("--against names the reference engine of --answers: add --answers")
     from dbbench.reports.verify import read_manifest, verify
 
     if expected is not None and len(results) != 1:

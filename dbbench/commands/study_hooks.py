@@ -10,17 +10,18 @@ from pathlib import Path
 from dbbench.commands.run_progress import benchmark_shown
 from dbbench.drivers.errors import one_line
 from dbbench.drivers.sequencer.study import StudyHooks
+from dbbench.drivers.sequencer.workload import TpchWorkload
 from dbbench.errors import USER_ERRORS, error_line
-from dbbench.reports.costsheet import CostSheet
 from dbbench.reports.loading import load_result
-from dbbench.reports.model import BenchmarkResult
-from dbbench.reports.render import write_reports
+from dbbench.reports.tpch.costsheet import CostSheet
+from dbbench.reports.tpch.model import BenchmarkResult
+from dbbench.reports.tpch.render import write_reports
 
 #: The line a study prints when Ctrl-C or ``kill`` stopped it.
 INTERRUPTED = "dbbench: interrupted; the finished steps and the partial result were kept"
 
 
-def study_hooks(cost_sheet: CostSheet | None = None) -> StudyHooks:
+def study_hooks(cost_sheet: CostSheet | None = None) -> StudyHooks[TpchWorkload, BenchmarkResult]:
     """The hooks of a step whose reports use ``cost_sheet``."""
 
     def reports(result: BenchmarkResult, out_dir: Path) -> None:

@@ -25,9 +25,9 @@ from dbbench.drivers.signals import interrupt_on_signals
 from dbbench.drivers.suite_file import Suite, load_suite
 from dbbench.drivers.url import redact
 from dbbench.errors import ExitCode
-from dbbench.reports.costsheet import load_cost_sheet
-from dbbench.reports.model import default_streams
-from dbbench.reports.suite_report import EntryRecord, SuiteIndex, write_suite_reports
+from dbbench.reports.studies.suite import EntryRecord, SuiteIndex, write_suite_reports
+from dbbench.reports.tpch.costsheet import load_cost_sheet
+from dbbench.reports.tpch.model import default_streams
 
 
 def _options(suite: Suite, sf: float, cold: bool = False, repetitions: int = 0) -> RunOptions:

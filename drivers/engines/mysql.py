@@ -141,6 +141,7 @@ class MySqlEngine(SqlAlchemyEngine):
     name: ClassVar[str] = "mysql"
     dialect: ClassVar[str] = "mysql"
     facts: ClassVar[EngineFacts] = EngineFacts(
+        lock_read=" FOR UPDATE",  # REPEATABLE READ: the ACID Transaction locks what it reads
         bytes_per_sf=1.4 * (1 << 30),  # measured at SF 1: tables and keys
         server_processes=("mariadbd", "mysqld"),
         display_name="MySQL",

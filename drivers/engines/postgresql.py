@@ -161,6 +161,7 @@ class PostgresEngine(SqlEngine):
     name: ClassVar[str] = "postgresql"
     dialect: ClassVar[str] = "postgresql"
     facts: ClassVar[EngineFacts] = EngineFacts(
+        lock_read=" FOR UPDATE",  # READ COMMITTED: the ACID Transaction locks what it reads
         bytes_per_sf=1.4 * GIB,  # measured at SF 1: tables and keys
         server_processes=("postgres",),
         display_name="PostgreSQL",

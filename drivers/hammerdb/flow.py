@@ -3,7 +3,8 @@
 :func:`connect` maps an engine URL onto HammerDB's database (``dbset db``) from the engine's
 own declaration (:attr:`EngineFacts.hammerdb_db`) and probes the server with the kit's own
 engine first: an unreachable server or a refused password is one line before HammerDB
-starts. :func:`run_flow` runs the schema build and/or the timed run in a marked, locked run
+starts. :class:`HammerDBWorkload` is the build and the timed run as a workload of the kit's
+protocol (prepare / check / run / cleanup); :func:`run_flow` runs it in a marked, locked run
 directory (:func:`dbbench.drivers.lifecycle.open_run`) while holding the database's
 benchmark lock (a second workload on the same database is refused in one line), and reads
 HammerDB's job store into a :class:`HammerDBResult`.
@@ -17,13 +18,13 @@ import json
 import secrets
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from dbbench.drivers.engine import Engine, EngineFacts
-from dbbench.drivers.errors import DriversError
+from dbbench.drivers.errors import DriversError, one_line
 from dbbench.drivers.hammerdb.install import HammerDBInstall
 from dbbench.drivers.hammerdb.jobstore import JobStoreError, read_job
 from dbbench.drivers.hammerdb.runner import JOB_STORE, Invocation, run_hammerdb
@@ -40,12 +41,13 @@ from dbbench.drivers.hammerdb.script import (
     run_script,
     target_for,
 )
-from dbbench.drivers.lifecycle import open_engines, open_run
+from dbbench.drivers.lifecycle import RunScope, open_engines, open_run
 from dbbench.drivers.registry import open_engine, spec_for
 from dbbench.drivers.rundir import default_run_name
 from dbbench.drivers.sysinfo import engine_info, system_info
 from dbbench.drivers.url import EngineURL, redact
-from dbbench.reports.model import RESULT_FILE, EngineInfo, HammerDBResult, kit_version
+from dbbench.reports.hammerdb.model import HammerDBResult
+from dbbench.reports.model import RESULT_FILE, EngineInfo, kit_version
 from dbbench.reports.safeio import write_text
 
 BUILD_FILE = "build.json"
@@ -211,6 +213,92 @@ def failed_result(
     )
 
 
+class HammerDBWorkload:
+    """TPROC-C or TPROC-H with HammerDB as a :class:`~dbbench.drivers.lifecycle.Workload`.
+
+    ``prepare`` is the schema build (a failed build returns its failed result; a database
+    the build made is then locked for the run), ``check`` probes the database, ``run`` is the
+    timed run (the build first when the plan asks for it) read from HammerDB's job store,
+    ``cleanup`` releases the lock. Ctrl-C writes a failed result and raises
+    :class:`Interrupted`. :attr:`build` is what the build did."""
+
+    def __init__(
+        self,
+        install: HammerDBInstall,
+        conn: Connection,
+        plan: Plan,
+        *,
+        on_line: Callable[[str], None] | None = None,
+        on_step: Callable[[str], None] | None = None,
+        owner_password: str | None = None,
+    ) -> None:
+        self.install, self.conn, self.plan = install, conn, plan
+        self.on_line, self.on_step, self.owner_password = on_line, on_step, owner_password
+        self.build: dict[str, Any] = {}
+        self._lock: list[Engine] = []  # the database's lock, when the build made the database
+
+    def prepare(self, scope: RunScope) -> HammerDBResult | None:
+        """The schema build; its failed result, or None when it succeeded."""
+        with self._stopped(scope):
+            password = self.owner_password or new_owner_password()
+            b = self._invoke(scope, "build", password)
+            self.build = {"jobid": b.jobid, "seconds": round(b.seconds, 3), "ok": b.ok}
+            if not b.ok:
+                return self._failed(["schema build failed", *b.failures])
+            self._take_lock()
+        return None
+
+    def check(self, scope: RunScope) -> list[str]:
+        try:
+            _probe(self.conn.url)
+        except DriversError as exc:
+            return [one_line(exc)]
+        return []
+
+    def run(self, scope: RunScope) -> HammerDBResult:
+        if self.plan.build or self.plan.build_only:
+            failed = self.prepare(scope)
+            if failed is not None:
+                return failed
+        self._take_lock()
+        with self._stopped(scope):
+            r = self._invoke(scope, "run", "")
+        result = _read(self.install, self.conn, self.plan, r)
+        result.build = self.build
+        return result
+
+    def cleanup(self, scope: RunScope) -> None:
+        while self._lock:
+            with contextlib.suppress(Exception):
+                self._lock.pop().close()
+
+    def _failed(self, errors: list[str]) -> HammerDBResult:
+        result = failed_result(self.conn, self.plan.workload, self.install, errors)
+        result.build = self.build
+        return result
+
+    def _take_lock(self) -> None:
+        """The build made the database: nothing else may run on it now."""
+        if not self.conn.exists and not self._lock:
+            self._lock += open_engines([self.conn.url.render(hide_password=False)])
+
+    @contextlib.contextmanager
+    def _stopped(self, scope: RunScope) -> Iterator[None]:
+        try:
+            yield
+        except KeyboardInterrupt:
+            result = self._failed(["interrupted (Ctrl-C); HammerDB was stopped"])
+            raise Interrupted(scope.write(result)) from None
+
+    def _invoke(self, scope: RunScope, step: str, owner_password: str) -> Invocation:
+        if scope.out_dir is None:
+            raise DriversError("a HammerDB run needs a run directory")
+        return _invoke(
+            self.install, self.conn, self.plan, scope.out_dir, step,
+            self.on_line, self.on_step, owner_password,
+        )  # fmt: skip
+
+
 def run_flow(
     install: HammerDBInstall,
     conn: Connection,
@@ -223,60 +311,29 @@ def run_flow(
     owner_password: str | None = None,
 ) -> Outcome:
     """Build and/or run in ``run_dir`` (absolute from here on: HammerDB starts in its own
-    folder) under the run lifecycle; the result is written to ``run_dir/result.json``."""
+    folder) as a :class:`HammerDBWorkload` under the run lifecycle; the result is written to
+    ``run_dir/result.json`` (after ``--build-only``: the build to ``build.json``)."""
     run_dir = run_dir.absolute()
     url = conn.url.render(hide_password=False)
     outcome = Outcome(run_dir, None)
+    workload = HammerDBWorkload(
+        install, conn, plan, on_line=on_line, on_step=on_step, owner_password=owner_password
+    )
     with open_run([url] if conn.exists else [], out_dir=run_dir, force=force) as scope:
         remove_own_files(run_dir)
-        lock: list[Engine] = []  # the database's lock, when the build made the database
         try:
-            r = _steps(install, conn, plan, outcome, lock, on_line, on_step, owner_password)
-        except KeyboardInterrupt:
-            errors = ["interrupted (Ctrl-C); HammerDB was stopped"]
-            outcome.result = failed_result(conn, plan.workload, install, errors)
-            outcome.result.build = outcome.build
-            scope.write(outcome.result)
-            raise Interrupted(outcome.result_path) from None
+            if plan.build_only:
+                outcome.result = workload.prepare(scope)
+                if outcome.result is None:
+                    write_text(run_dir / BUILD_FILE, json.dumps(workload.build, indent=2) + "\n")
+            else:
+                outcome.result = workload.run(scope)
         finally:
-            for engine in lock:
-                with contextlib.suppress(Exception):
-                    engine.close()
-        if r is not None:
-            outcome.result = _read(install, conn, plan, r)
-            outcome.result.build = outcome.build
+            outcome.build = workload.build
+            workload.cleanup(scope)
         if outcome.result is not None:
             scope.write(outcome.result)
     return outcome
-
-
-def _steps(
-    install: HammerDBInstall,
-    conn: Connection,
-    plan: Plan,
-    outcome: Outcome,
-    lock: list[Engine],
-    on_line: Callable[[str], None] | None,
-    on_step: Callable[[str], None] | None,
-    owner_password: str | None,
-) -> Invocation | None:
-    """The build (when asked) and the run; None when there is no run to read."""
-    run_dir = outcome.run_dir
-    if plan.build or plan.build_only:
-        password = owner_password or new_owner_password()
-        b = _invoke(install, conn, plan, run_dir, "build", on_line, on_step, password)
-        outcome.build = {"jobid": b.jobid, "seconds": round(b.seconds, 3), "ok": b.ok}
-        if not b.ok:
-            errors = ["schema build failed", *b.failures]
-            outcome.result = failed_result(conn, plan.workload, install, errors)
-            outcome.result.build = outcome.build
-            return None
-        if plan.build_only:
-            write_text(run_dir / BUILD_FILE, json.dumps(outcome.build, indent=2) + "\n")
-            return None
-    if not conn.exists:  # the build made the database: nothing else may run on it now
-        lock += open_engines([conn.url.render(hide_password=False)])
-    return _invoke(install, conn, plan, run_dir, "run", on_line, on_step, "")
 
 
 def _invoke(

@@ -17,14 +17,13 @@ from typing import Any
 
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.hammerdb.script import DATABASES
-from dbbench.reports.model import (
-    EngineInfo,
+from dbbench.reports.hammerdb.model import (
     HammerDBCount,
     HammerDBQueryTime,
     HammerDBResult,
     HammerDBTiming,
-    SystemInfo,
 )
+from dbbench.reports.model import EngineInfo, SystemInfo
 
 REQUIRED_TABLES = ("JOBMAIN", "JOBOUTPUT")
 _NOPM = re.compile(

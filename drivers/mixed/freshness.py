@@ -21,7 +21,7 @@ from dbbench.drivers.engine import Engine, Session
 from dbbench.drivers.errors import ConnectionLostError, DriversError, one_line
 from dbbench.drivers.o2c.simulator import UserState
 from dbbench.queries import o2c as q
-from dbbench.reports.mixed_model import Freshness
+from dbbench.reports.mixed.model import Freshness
 
 #: The step whose commit posts an invoice.
 INVOICE_STEP = 15

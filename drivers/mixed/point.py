@@ -25,7 +25,7 @@ from dbbench.drivers.o2c.setup import Prepared
 from dbbench.drivers.o2c.simulator import INTERRUPTED, Progress, RunConfig, Simulator
 from dbbench.drivers.sequencer.config import RunOptions
 from dbbench.drivers.url import redact
-from dbbench.reports.mixed_model import MixedPoint, PointRole
+from dbbench.reports.mixed.model import MixedPoint, PointRole
 from dbbench.reports.model import ResultStatus
 
 

@@ -3,8 +3,8 @@ back to back until stopped, through the sequencer's own stream runner.
 
 Each set is :func:`~dbbench.drivers.sequencer.streams.run_query_stream` as in the
 throughput test (qgen-exact parameters, Appendix-A order, every interval in a
-:class:`~reports.model.RunResult`, a failed or timed-out query recorded as a problem). Set
-``k`` of stream ``s`` is stream number ``s + k * S`` (``reports.mixed_model``). With
+:class:`~reports.tpch.model.RunResult`, a failed or timed-out query recorded as a problem). Set
+``k`` of stream ``s`` is stream number ``s + k * S`` (``reports.mixed.model``). With
 ``refresh``, one refresh stream runs ``S`` RF1/RF2 pairs beside them, as in the throughput
 test. A stream that loses its connection stops every stream and calls ``on_fatal``.
 """
@@ -24,7 +24,7 @@ from dbbench.drivers.sequencer.phases import stream_params
 from dbbench.drivers.sequencer.refresh import UpdateSets, refresh_stream
 from dbbench.drivers.sequencer.streams import run_query_stream
 from dbbench.drivers.signals import within
-from dbbench.reports.model import RunResult
+from dbbench.reports.tpch.model import RunResult
 
 #: Seconds the streams get to return after their statements are cancelled.
 GRACE_SECONDS = 10.0

@@ -4,7 +4,7 @@ a frontier (a grid of users x streams), each point measured by :func:`point.run_
 The baselines are the same measurement with one side left out: an o2c-only point for each
 users count and a streams-only point for each stream count, in the same invocation (before
 the mixed points) unless the caller passes them (read from earlier result files). The
-result (``reports.mixed_model.MixedResult``) is written into the run directory before each
+result (``reports.mixed.model.MixedResult``) is written into the run directory before each
 point (the planned point names its o2c steps journal, so a killed driver leaves both
 journals) and after it; Ctrl-C or ``kill`` ends the study after the point it stopped.
 """
@@ -26,8 +26,9 @@ from dbbench.drivers.o2c.identity import distinct_servers
 from dbbench.drivers.o2c.simulator import planned_probe, server_cpu_scope
 from dbbench.drivers.o2c.study import Display, node_labels
 from dbbench.drivers.sysinfo import engine_info, system_info
-from dbbench.reports.mixed_model import MIXED_STEPS_FILE, MixedPoint, MixedResult
-from dbbench.reports.model import RunResult, kit_version
+from dbbench.reports.mixed.model import MIXED_STEPS_FILE, MixedPoint, MixedResult
+from dbbench.reports.model import kit_version
+from dbbench.reports.tpch.model import RunResult
 
 
 def require_mixable(engine: Engine) -> None:

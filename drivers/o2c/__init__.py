@@ -3,5 +3,5 @@
 ``setup`` prepares, checks and cleans up the database; ``simulator`` runs simulated users
 with think time over a bounded pool of connections ("work processes") and searches for the
 largest number of users within a response-time limit. Results go to
-:class:`dbbench.reports.model.O2CResult`.
+:class:`dbbench.reports.o2c.model.O2CResult`.
 """

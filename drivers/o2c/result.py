@@ -8,7 +8,8 @@ from typing import Any, Literal
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.o2c.setup import Prepared
 from dbbench.drivers.sysinfo import engine_info, system_info
-from dbbench.reports.model import EngineInfo, O2CProbe, O2CResult, kit_version
+from dbbench.reports.model import EngineInfo, kit_version
+from dbbench.reports.o2c.model import O2CProbe, O2CResult
 
 
 def build_result(

@@ -46,7 +46,7 @@ from dbbench.drivers.o2c.setup import (
 )
 from dbbench.queries import o2c as q
 from dbbench.reports import safeio
-from dbbench.reports.model import O2CProbe, O2CSteps
+from dbbench.reports.o2c.model import O2CProbe, O2CSteps
 
 INTERRUPTED = "interrupted"
 #: Seconds the ramp-down waits for in-flight steps before giving up on them.
@@ -69,6 +69,7 @@ class RunConfig:
     seed: int = 1
     progress_interval: float = 10.0
     expected_rt: float = EXPECTED_RT  # sizes the loop before any response was measured
+    driver_processes: int = 1  # processes driving the users (``drivers.o2c.processes``)
 
     def validate(self) -> None:
         if self.users <= 0:
@@ -83,6 +84,8 @@ class RunConfig:
             raise DriversError(f"work processes must be positive, not {self.work_processes}")
         if self.think_dist not in ("fixed", "exp"):
             raise DriversError(f"think-time distribution {self.think_dist!r}: fixed or exp")
+        if self.driver_processes < 1:
+            raise DriversError(f"driver processes must be at least 1, not {self.driver_processes}")
         if self.expected_rt < 0:
             raise DriversError(f"expected response time must not be negative: {self.expected_rt}")
 
@@ -203,6 +206,12 @@ class Simulator:
         slots = list(range(config.users))
         random.Random(config.seed).shuffle(slots)
         self.slots = slots
+        #: several driver processes (``drivers.o2c.processes``): this one drives the users
+        #: of index ``i % part[1] == part[0]`` (their log-on slots stay the whole run's)
+        self.part = (0, 1)
+        #: called once the connections are open, before the loop starts: blocks until every
+        #: driver process is ready and returns the epoch at which all of them start
+        self.wait_start: Callable[[], float] | None = None
 
     # -- the dialog steps (run in a work-process thread) --------------------------------------
     def _run_step(self, s: Session, u: UserState, step: int) -> None:
@@ -299,7 +308,7 @@ class Simulator:
         names = self.engine.facts.server_processes
         self.server_meter = server_cpu_meter(names, self.url, pids, tids)
         self.server_cpu_scope = attribution(names, self.url, pids, tids)
-        start_epoch = time.time()
+        start_epoch = time.time() if self.wait_start is None else self.wait_start()
         probe = O2CProbe(
             users=cfg.users,
             think=cfg.think,
@@ -350,6 +359,8 @@ class Simulator:
     ) -> None:
         cfg = self.config
         loop = asyncio.get_running_loop()
+        if (ahead := probe.start - time.time()) > 0:  # the driver processes' common start
+            await asyncio.sleep(ahead)
         t0 = self.t0 = loop.time()
         probe.start = time.time()  # the epoch of t0: the steps' times are relative to it
         self._loop = loop
@@ -376,6 +387,7 @@ class Simulator:
                 )
             )
             for i, d in enumerate(users)
+            if i % self.part[1] == self.part[0]
         ]  # fmt: skip
         reporter = asyncio.create_task(self._report(t0, probe, stop))
         if self.journal is not None:
@@ -686,6 +698,7 @@ def search(
     url: str | None = None,
     nodes: list[Engine] | None = None,
     pool_bound: Callable[[O2CProbe], tuple[float, bool]] | None = None,
+    runner: Callable[[Simulator], O2CProbe] | None = None,
 ) -> SearchRun:
     """The largest user count whose probe passes (:func:`search_rule`: doubling, then
     bisection, with ``--work-processes auto``'s widening when ``pool_bound`` is given).
@@ -704,7 +717,8 @@ def search(
         cfg = RunConfig(**{**config.__dict__, "users": n, "work_processes": pool})
         if before_probe is not None:
             before_probe(cfg)
-        found = Simulator(engine, prepared, cfg, progress, journal, url, nodes).run()
+        sim = Simulator(engine, prepared, cfg, progress, journal, url, nodes)
+        found = sim.run() if runner is None else runner(sim)
         ok = passes(found)
         run.probes.append(found)
         if on_probe is not None:

@@ -4,7 +4,7 @@
 and what ended each search (:func:`limited_by`).
 
 Drivers compute no metrics: whether a probe passes and which probe a result stands for come
-from a :class:`Judge` the caller builds from ``reports.o2c_metrics``. Every study runs its
+from a :class:`Judge` the caller builds from ``reports.o2c.metrics``. Every study runs its
 probes inside :func:`drivers.lifecycle.open_run` (each database's benchmark lock held, Ctrl-C
 and ``kill`` as an interrupt) and rewrites its result before and after every probe, so a
 driver killed outright leaves the finished probes and the running one's step journal.
@@ -23,6 +23,7 @@ from dbbench.drivers.errors import DriversError
 from dbbench.drivers.lifecycle import RunScope, open_run
 from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.identity import distinct_servers
+from dbbench.drivers.o2c.processes import require_shareable, run_processes
 from dbbench.drivers.o2c.result import build_result
 from dbbench.drivers.o2c.simulator import (
     INTERRUPTED,
@@ -37,7 +38,8 @@ from dbbench.drivers.o2c.simulator import (
 )
 from dbbench.drivers.signals import within
 from dbbench.drivers.url import redact
-from dbbench.reports.model import EngineInfo, O2CProbe, O2CResult
+from dbbench.reports.model import EngineInfo
+from dbbench.reports.o2c.model import O2CProbe, O2CResult
 
 #: Seconds an interrupted search may spend writing its stopped probe into the result: the
 #: file written before that probe already holds every finished probe and names the step
@@ -102,7 +104,7 @@ class SearchLimits:
     confirm_steady: float = SD_WINDOW
     probe_loops: int | None = 2
     #: limits beyond the average (percentiles, per transaction), recorded in the result's
-    #: config for the reports' verdicts (``reports.o2c_metrics.Limits.config``)
+    #: config for the reports' verdicts (``reports.o2c.metrics.Limits.config``)
     rt_extra: dict[str, Any] = field(default_factory=dict)
     #: ``--work-processes auto``: widen the pool while it, not the database, holds the
     #: response time (:func:`drivers.o2c.simulator.search`)
@@ -187,6 +189,7 @@ def run_users(
     prepared = setup.require_prepared(engine)
     journal = path.with_name(path.name + ".steps.csv")
     sim = Simulator(engine, prepared, config, shown, journal, url, nodes)  # checks first
+    require_shareable(engine, config.driver_processes)
     path.parent.mkdir(parents=True, exist_ok=True)
     planned = planned_probe(config, journal.name)
     settings = {**config.__dict__, **(rt_extra or {}), "servers": servers, "repeat": repeat}
@@ -200,7 +203,7 @@ def run_users(
         result.write(path)
         journal.unlink(missing_ok=True)
         with shown.shown():  # kill or Ctrl-C: a partial probe
-            probe = sim.run()
+            probe = drive(sim, scope.urls, journal)
         probe.nodes = node_labels(scope.urls)
         probes.append(probe)
         result = build_result("run", engine, url, prepared, probes, rt_limit, settings)
@@ -209,6 +212,16 @@ def run_users(
         if stopped(probe):
             break
     return result
+
+
+def drive(sim: Simulator, urls: Sequence[str], journal: Path | None) -> O2CProbe:
+    """The probe of ``sim``'s configuration: in this process, or with
+    ``driver_processes > 1`` by that many driver processes, merged
+    (:func:`drivers.o2c.processes.run_processes`)."""
+    n = sim.config.driver_processes
+    if n == 1:
+        return sim.run()
+    return run_processes(sim.engine, urls, sim.prepared, sim.config, n, journal)
 
 
 def scale_study(
@@ -233,9 +246,10 @@ def scale_study(
     for k, config in enumerate(configs, 1):
         shown.label = f"scale point {k}/{len(configs)}: {config.users:,} users"
         sim = Simulator(engine, prepared, config, shown, url=url)
+        require_shareable(engine, config.driver_processes)
         with shown.shown():
             try:
-                probes.append(sim.run())
+                probes.append(drive(sim, scope.urls, None))
             finally:
                 if probes:
                     result().write(path)
@@ -273,6 +287,7 @@ def search_with_confirmation(
             **{**config.__dict__, "steady": limits.probe_loops * config.loop_seconds()}
         )
     Simulator(engine, prepared, config, nodes=nodes)  # its checks before any file
+    require_shareable(engine, config.driver_processes)
     path.parent.mkdir(parents=True, exist_ok=True)
     journal = path.with_name(path.name + ".steps.csv")
     settings = {
@@ -341,7 +356,8 @@ def search_with_confirmation(
             if k:
                 before(run_cfg)
             shown.label = f"confirmation {k + 1}/{limits.confirm_repeat}: {users:,} users"
-            found = Simulator(engine, prepared, run_cfg, shown, journal, url, nodes).run()
+            sim = Simulator(engine, prepared, run_cfg, shown, journal, url, nodes)
+            found = drive(sim, scope.urls, journal)
             found.role = "confirmation"
             ok = judge.passes(found)
             after(found, ok)
@@ -358,6 +374,7 @@ def search_with_confirmation(
                 max_probes=limits.max_probes, on_probe=after, progress=shown,
                 before_probe=before, journal=journal, url=url, nodes=nodes,
                 pool_bound=judge.pool_bound if limits.auto_work_processes else None,
+                runner=lambda sim: drive(sim, scope.urls, journal),
             )  # fmt: skip
             decided.update(found.decided)
             if limits.confirm_steady > 0 and not any(stopped(p) for p in found.probes):

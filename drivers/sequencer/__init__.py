@@ -2,7 +2,7 @@
 
 Use :class:`Benchmark` with a :class:`RunOptions`; :func:`prepare_run_dir` guards the
 run directory. Everything measured goes to the run's journal as it happens and to the
-result file (:class:`reports.model.BenchmarkResult`) after each phase.
+result file (:class:`reports.tpch.model.BenchmarkResult`) after each phase.
 """
 
 from dbbench.drivers.rundir import prepare_run_dir, remove_if_empty

@@ -1,12 +1,12 @@
 """A benchmark from start to finish: load test, runs, the result file.
 
 :class:`Benchmark` owns the run directory's two files: ``journal.jsonl`` (every event as it
-happens) and ``result.json`` (the :class:`reports.model.BenchmarkResult`, rewritten
+happens) and ``result.json`` (the :class:`reports.tpch.model.BenchmarkResult`, rewritten
 atomically after every phase and once more however the benchmark ends, so a stopped run
 still leaves a readable partial result).
 
 It records facts only. The compliance verdict comes from a ``judge`` the caller passes in
-(the CLI passes ``reports.compliance.judge``); without one the result says "not evaluated".
+(the CLI passes ``reports.tpch.compliance.judge``); without one the result says "not evaluated".
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.errors import DriversError, one_line
 from dbbench.drivers.journal import Journal
+from dbbench.drivers.sequencer.answers import AnswerKeeper
 from dbbench.drivers.sequencer.config import RunOptions, check_options
 from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.load import load_or_reuse, reuse
@@ -35,20 +36,20 @@ from dbbench.drivers.telemetry import Sampler, engine_probe, engine_scope
 from dbbench.drivers.url import redact
 from dbbench.drivers.workload_rows import workload_rows
 from dbbench.queries.params import seed_from_time
-from dbbench.reports.model import (
-    JOURNAL_FILE,
-    RESULT_FILE,
+from dbbench.reports.model import JOURNAL_FILE, RESULT_FILE, kit_version
+from dbbench.reports.tpch.model import (
+    ANSWERS_FILE,
+    Answers,
     BenchmarkResult,
     Compliance,
     RunResult,
-    kit_version,
     not_evaluated,
 )
 
 #: Seconds the telemetry sampler gets to stop, and the storage size to be read, at the end.
 _STOP_SECONDS = 5.0
 
-#: Decides a result's compliance from its facts (``reports.compliance.judge``).
+#: Decides a result's compliance from its facts (``reports.tpch.compliance.judge``).
 Judge = Callable[[BenchmarkResult], Compliance]
 
 
@@ -71,6 +72,7 @@ class Benchmark:
         self.options = options
         self.journal = Journal(out_dir / JOURNAL_FILE)
         self.ctx = RunContext(engine, options, self.journal, progress=progress or RunProgress())
+        self.ctx.answers = AnswerKeeper() if options.answers else None
         self.sets = UpdateSets(engine, options.sf)
         self.judge = judge
         self.seed_time = time.time()
@@ -88,7 +90,7 @@ class Benchmark:
             config=_config(options, command),
         )
         # the engine's preflight facts, for the report's configuration warnings
-        # (``reports.fairness.CONFIG_KEY``: reports import no engine)
+        # (``reports.tpch.fairness.CONFIG_KEY``: reports import no engine)
         self.result.config["preflight"] = engine.facts.preflight_facts()
         self.journal.event(
             "benchmark_start", command=command, engine=redact(url), sf=options.sf,
@@ -105,9 +107,12 @@ class Benchmark:
             self.sampler.start()
         try:
             steps(self)
+            self.keep_answers()
             self.query_passes()
             self.capture_plans()
         except BaseException as exc:
+            with contextlib.suppress(Exception):  # what a stopped run measured is kept
+                self.keep_answers()
             self._finish(stopped=_stop_reason(exc))
             raise
         self._finish(stopped=None)
@@ -149,6 +154,25 @@ class Benchmark:
             self.checkpoint()
         self.seed_time = self.ctx.clock.now()
         self.journal.event("run_end", run=number, update_sets=run.update_sets)
+
+    def keep_answers(self) -> None:
+        """Every query's output, digested and written after the measured work (the
+        answers file); with ``--no-answers`` the result says they were not kept."""
+        if not self.result.runs:
+            return
+        keeper = self.ctx.answers
+        if keeper is None:
+            self.result.answers = Answers(kept=False)
+            return
+        if self.result.answers is not None:
+            return  # written once
+        self.ctx.progress.start_phase("answers", [], 0, 0)
+        self.result.answers = answers = keeper.write(self.out_dir / ANSWERS_FILE)
+        self.journal.event(
+            "answers_kept", outputs=len(answers.records), bytes=answers.bytes,
+            seconds=answers.seconds,
+        )  # fmt: skip
+        self.checkpoint()
 
     def query_passes(self) -> None:
         """A study's cold and hot passes (``--cold``, ``--repetitions``), after the runs."""
@@ -259,6 +283,7 @@ def _config(options: RunOptions, command: str) -> dict[str, object]:
         "plans": options.plans,
         "repetitions": options.repetitions,
         "cold": options.cold,
+        "answers": options.answers,
     }
 
 

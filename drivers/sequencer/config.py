@@ -1,7 +1,8 @@
 """The options that shape a benchmark, and the checks of what cannot run at all.
 
 Whether a run is compliant is not decided here: the drivers record facts and
-``reports.compliance`` judges them. The spec's stream table is ``reports.model.MIN_STREAMS``.
+``reports.tpch.compliance`` judges them. The spec's stream table is
+``reports.tpch.model.MIN_STREAMS``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dbbench.dbgen.errors import DbgenError
 from dbbench.dbgen.scale import MAX_UPDATE_SET
 from dbbench.drivers.errors import DriversError
 from dbbench.queries.params import MAX_SEED, check_seed
-from dbbench.reports.model import PlanMode
+from dbbench.reports.tpch.model import PlanMode
 
 #: ``--plans`` choices
 PLAN_MODES: tuple[PlanMode, ...] = ("off", "explain", "analyze")
@@ -40,6 +41,8 @@ class RunOptions:
     #: ``repetitions`` hot ones, and as many cold ones before them with ``cold``
     repetitions: int = 0
     cold: bool = False
+    #: keep every query's output beside the result (``sequencer.answers``)
+    answers: bool = True
 
 
 def check_scale_factor(sf: float) -> None:

@@ -17,10 +17,11 @@ from dbbench.drivers.engine import Engine, Session
 from dbbench.drivers.errors import ConnectionLostError, DriversError, one_line
 from dbbench.drivers.journal import Journal
 from dbbench.drivers.open_sessions import OpenSessions
+from dbbench.drivers.sequencer.answers import AnswerKeeper
 from dbbench.drivers.sequencer.clock import Clock
 from dbbench.drivers.sequencer.config import RunOptions
 from dbbench.drivers.sequencer.progress import RunProgress
-from dbbench.reports.model import Interval, IntervalKind, Phase, RunResult
+from dbbench.reports.tpch.model import Interval, IntervalKind, Phase, RunResult
 
 
 @dataclass
@@ -36,6 +37,8 @@ class RunContext:
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: A short id of this benchmark, so that Q15's view name is unique per stream and run.
     token: str = field(default_factory=lambda: secrets.token_hex(3))
+    #: every completed query's output (``--answers``, the default); None: not kept
+    answers: AnswerKeeper | None = None
 
     def view_suffix(self, run: int) -> str:
         """Appended to Q15's view name (``revenue<stream>_r<run>_<token>``)."""

@@ -13,7 +13,7 @@ from dbbench.drivers.errors import DriversError
 from dbbench.drivers.loader import check_loaded, load_database
 from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.refresh import repair_pending
-from dbbench.reports.model import LoadResult
+from dbbench.reports.tpch.model import LoadResult
 
 
 def load_test(ctx: RunContext) -> LoadResult:

@@ -25,7 +25,7 @@ from dbbench.drivers.sequencer.streams import run_rendered
 from dbbench.queries.order import QUERY_NUMBERS
 from dbbench.queries.params import default_parameters
 from dbbench.queries.render import render
-from dbbench.reports.model import Passes, QueryPass
+from dbbench.reports.tpch.model import Passes, QueryPass
 
 DROP_CACHES = Path("/proc/sys/vm/drop_caches")
 #: Dropping the page cache slows every process of the machine for a while: only where the

@@ -22,7 +22,7 @@ from dbbench.drivers.sequencer.refresh import (
 from dbbench.drivers.sequencer.streams import run_query_stream
 from dbbench.drivers.sequencer.workers import run_workers
 from dbbench.queries.params import stream_parameters
-from dbbench.reports.model import Phase, RunResult
+from dbbench.reports.tpch.model import Phase, RunResult
 
 QUERIES_PER_STREAM = 22
 

@@ -52,7 +52,7 @@ from dbbench.drivers.sequencer.workers import run_workers
 from dbbench.queries.order import stream_order
 from dbbench.queries.render import RenderedQuery, render
 from dbbench.reports import safeio
-from dbbench.reports.model import PlanMode, PlanRecord, Plans, RunResult, plan_shape
+from dbbench.reports.tpch.model import PlanMode, PlanRecord, Plans, RunResult, plan_shape
 
 #: Sessions explaining at once on a server, at most (an in-process engine gets one).
 MAX_SESSIONS = 4

@@ -31,7 +31,7 @@ from dbbench.drivers.engine import (
 from dbbench.drivers.errors import ConnectionLostError, DriversError, one_line
 from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.streams import connection_alive
-from dbbench.reports.model import Interval, IntervalKind, Phase, RunResult, Status
+from dbbench.reports.tpch.model import Interval, IntervalKind, Phase, RunResult, Status
 
 #: The update-set step a stop may have left half-applied (repaired by the next run).
 PENDING = STATE_REFRESH_PENDING

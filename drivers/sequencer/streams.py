@@ -9,6 +9,7 @@ connection itself is gone: then the whole run stops.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 
 from dbbench.drivers.engine import QueryOutput, Session
 from dbbench.drivers.errors import ConnectionLostError, one_line
@@ -16,7 +17,7 @@ from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.watchdog import Watchdog
 from dbbench.queries.order import stream_order
 from dbbench.queries.render import RenderedQuery, render
-from dbbench.reports.model import Interval, Phase, RunResult, Status
+from dbbench.reports.tpch.model import Interval, Phase, RunResult, Status
 
 
 def run_rendered(session: Session, rendered: RenderedQuery) -> QueryOutput:
@@ -49,16 +50,20 @@ def timed_query(
     watchdog: Watchdog,
     rendered: RenderedQuery,
     where: tuple[Phase, int, int, int],
+    keep: Callable[[QueryOutput], None] | None = None,
 ) -> Interval:
-    """One query's interval; ``where`` is (phase, stream, position, query number)."""
+    """One query's interval; ``where`` is (phase, stream, position, query number). ``keep``
+    gets the output of a query that completed, after its interval is measured."""
     phase, stream, position, query = where
     status: Status = "ok"
     rows: int | None = None
     error: str | None = None
+    output: QueryOutput | None = None
     watchdog.arm()
     start = ctx.clock.mono()
     try:
-        rows = len(run_rendered(session, rendered).rows)
+        output = run_rendered(session, rendered)
+        rows = len(output.rows)
     except Exception as exc:
         status, error = "error", one_line(exc)
     end = ctx.clock.mono()
@@ -69,6 +74,8 @@ def timed_query(
         )
     elif status == "error" and ctx.stop.is_set():
         status = "cancelled"
+    if keep is not None and output is not None and status == "ok":
+        keep(output)
     return ctx.interval(
         "query", (phase, stream, position), start, end,
         status=status, query=query, rows=rows, error=error,
@@ -97,8 +104,11 @@ def run_query_stream(
                 "query_start", run=run.number, phase=phase, stream=stream,
                 position=position, query=query,
             )  # fmt: skip
+            keep = None
+            if ctx.answers is not None:
+                keep = _keeper(ctx, run.number, stream, query)
             interval = timed_query(
-                ctx, session, watchdog, rendered, (phase, stream, position, query)
+                ctx, session, watchdog, rendered, (phase, stream, position, query), keep
             )
             ctx.record(run, interval)
             ctx.progress.query_done(stream, interval.status == "ok")
@@ -107,6 +117,12 @@ def run_query_stream(
     finally:
         watchdog.close()
         ctx.close_session(session)
+
+
+def _keeper(ctx: RunContext, run: int, stream: int, query: int) -> Callable[[QueryOutput], None]:
+    answers = ctx.answers
+    assert answers is not None
+    return lambda output: answers.keep(run, stream, query, output.columns, output.rows)
 
 
 def _after_failure(ctx: RunContext, session: Session, run: RunResult, interval: Interval) -> None:

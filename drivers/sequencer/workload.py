@@ -19,7 +19,7 @@ from dbbench.drivers.sequencer.benchmark import Benchmark, Judge
 from dbbench.drivers.sequencer.config import RunOptions
 from dbbench.drivers.sequencer.progress import RunProgress
 from dbbench.drivers.sequencer.views import drop_leftover_views_quietly
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.tpch.model import BenchmarkResult
 
 
 class TpchWorkload:
@@ -40,6 +40,15 @@ class TpchWorkload:
         self.judge = judge
         self.progress = progress or RunProgress()
         self._bench: Benchmark | None = None
+
+    @property
+    def load_sf(self) -> float:
+        """The scale factor ``prepare`` loads (:class:`~dbbench.drivers.lifecycle.LoadsAtScale`)."""
+        return self.options.sf
+
+    def partial(self) -> BenchmarkResult | None:
+        """The result so far (:class:`~dbbench.drivers.lifecycle.KeepsPartial`)."""
+        return None if self._bench is None else self._bench.result
 
     def prepare(self, scope: RunScope) -> None:
         load_database(scope.engine, self.options.sf)

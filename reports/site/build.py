@@ -20,24 +20,22 @@ from typing import Any, NamedTuple
 
 from markupsafe import Markup, escape
 
-from dbbench.reports import safeio
-from dbbench.reports.analysis import RunSummary
+from dbbench.reports import inputs, safeio
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.model import (
-    BenchmarkResult,
-    HammerDBResult,
-    O2CResult,
-    kit_version,
-)
+from dbbench.reports.hammerdb.model import HammerDBResult
+from dbbench.reports.model import kit_version
+from dbbench.reports.o2c.model import O2CResult
 from dbbench.reports.provenance import content_hash
-from dbbench.reports.published import PublishedResult
-from dbbench.reports.render import render_html
 from dbbench.reports.site import rows
 from dbbench.reports.site.collect import Found, Refused, candidates, read_candidate
-from dbbench.reports.site.studies import cost_sheets as _cost_sheets
-from dbbench.reports.site.studies import scaling_studies as _scaling
-from dbbench.reports.summary import build_report, database_label
+from dbbench.reports.studies.site import cost_sheets as _cost_sheets
+from dbbench.reports.studies.site import scaling_studies as _scaling
 from dbbench.reports.templating import environment
+from dbbench.reports.tpch.analysis import RunSummary
+from dbbench.reports.tpch.model import BenchmarkResult
+from dbbench.reports.tpch.published import PublishedResult
+from dbbench.reports.tpch.render import render_html
+from dbbench.reports.tpch.summary import build_report, database_label
 from dbbench.reports.verify import MANIFEST_SCHEMA, Verdict, verify_loaded
 
 #: the file that says dbbench made a directory (only such a directory is replaced)
@@ -184,7 +182,7 @@ def _reusable_reports(out: Path) -> dict[str, str]:
     """The full reports of the site being replaced that the same kit rendered, by content hash
     (a result's report is a function of its content and the kit: rebuilt sites reuse it)."""
     try:
-        body = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+        body = json.loads(inputs.read_text(out / MANIFEST, inputs.JSON_LIMIT, "site manifest"))
         entries = body["results"] if body.get("schema") == MANIFEST_SCHEMA else []
     except (OSError, ValueError, KeyError, AttributeError):
         return {}

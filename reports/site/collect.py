@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.families import Family, family_of
+from dbbench.reports.families import family_of
+from dbbench.reports.family import Family
 from dbbench.reports.model import JOURNAL_FILE, RESULT_FILE, read_json
-from dbbench.reports.published import PublishedResult, is_published_record, load_published
+from dbbench.reports.tpch.published import PublishedResult, is_published_record, load_published
 
 #: JSON files dbbench writes that are not results (study indexes, a site's manifest)
 NOT_RESULTS = frozenset({"dbbench-suite", "dbbench-scale", "dbbench-site-manifest"})

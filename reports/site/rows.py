@@ -7,8 +7,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from dbbench.reports.model import BenchmarkResult, HammerDBResult, O2CResult
-from dbbench.reports.published import PublishedResult
+from dbbench.reports.hammerdb.model import HammerDBResult
+from dbbench.reports.o2c.model import O2CResult
+from dbbench.reports.tpch.model import BenchmarkResult
+from dbbench.reports.tpch.published import PublishedResult
 from dbbench.reports.verify import Verdict, reported_run
 
 Row = dict[str, Any]
@@ -81,7 +83,7 @@ def published_row(record: PublishedResult) -> Row:
 
 
 def o2c_row(result: O2CResult, verdict: Verdict) -> Row:
-    from dbbench.reports.o2c_metrics import rating
+    from dbbench.reports.o2c.metrics import rating
 
     sph = verdict.figures.get("steps_per_hour")
     return {
@@ -120,7 +122,7 @@ def hammerdb_row(result: HammerDBResult, verdict: Verdict) -> Row:
 
 @cache
 def _sheet(path: str) -> Any:
-    from dbbench.reports.costsheet import load_cost_sheet
+    from dbbench.reports.tpch.costsheet import load_cost_sheet
 
     return load_cost_sheet(Path(path))
 
@@ -129,8 +131,8 @@ def priced(row: Row, sheet_path: str) -> Row:
     """$/QphH and the storage ratio of a TPC-H row from the cost sheet its suite names
     (``build_report``'s rules: :func:`metrics.price_performance`, :func:`metrics.storage_ratio`);
     a sheet that cannot be read leaves both blank."""
-    from dbbench.reports import metrics
     from dbbench.reports.errors import ReportsError
+    from dbbench.reports.tpch import metrics
 
     if "qphh" not in row:
         return {}
@@ -152,7 +154,7 @@ def o2c_study(result: O2CResult, title: str) -> dict[str, Any] | None:
     """An o2c scaling study (``scale``: relative dialog steps/h against users, as
     :func:`o2c_metrics.scaling` gives it; ``nodes``: against the number of database nodes,
     relative to the fewest), in the form of the scaling page; None for another kind."""
-    from dbbench.reports.o2c_metrics import scaling, summarize
+    from dbbench.reports.o2c.metrics import scaling, summarize
 
     if result.kind not in ("scale", "nodes") or not result.probes:
         return None

@@ -26,7 +26,7 @@ from dbbench.drivers.registry import open_engine
 from dbbench.drivers.rundir import RUNS_FOLDER, default_run_name, run_stamp
 from dbbench.drivers.sequencer import JOURNAL_FILE, RESULT_FILE
 from dbbench.errors import ExitCode
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.tpch.model import BenchmarkResult
 
 SF = "0.01"
 

@@ -29,7 +29,7 @@ from dbbench.drivers.journal import read_journal
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import JOURNAL_FILE, RESULT_FILE
 from dbbench.errors import ExitCode
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.tpch.model import BenchmarkResult
 
 SF = "0.01"
 

@@ -22,7 +22,7 @@ from private_databases import fresh_mariadb
 from dbbench.drivers.journal import read_journal
 from dbbench.drivers.sequencer import JOURNAL_FILE, RESULT_FILE
 from dbbench.errors import ExitCode
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.tpch.model import BenchmarkResult
 
 LOAD_SF = "0.3"  # long enough a load (several seconds) to be caught mid-lineitem
 DEADLINE = 60  # seconds for dbbench to exit after the signal

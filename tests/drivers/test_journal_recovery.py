@@ -21,8 +21,8 @@ from dbbench.cli import main
 from dbbench.drivers.journal import read_journal
 from dbbench.drivers.sequencer import JOURNAL_FILE, RESULT_FILE
 from dbbench.reports.loading import load_result
-from dbbench.reports.model import BenchmarkResult
-from dbbench.reports.reasons import message
+from dbbench.reports.tpch.model import BenchmarkResult
+from dbbench.reports.tpch.reasons import message
 
 SF = "0.01"
 

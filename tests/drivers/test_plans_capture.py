@@ -22,7 +22,7 @@ from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.plans import capture_plans
 from dbbench.queries.order import stream_order
 from dbbench.reports.loading import load_result
-from dbbench.reports.model import PLANS_FILE
+from dbbench.reports.tpch.model import PLANS_FILE
 
 
 def test_an_analyze_run_then_a_failing_explain_then_a_lost_plan_file(

@@ -32,8 +32,8 @@ from dbbench.drivers.loader import check_loaded
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import JOURNAL_FILE, RESULT_FILE
 from dbbench.errors import ExitCode
-from dbbench.reports.model import BenchmarkResult
-from dbbench.reports.reasons import message
+from dbbench.reports.tpch.model import BenchmarkResult
+from dbbench.reports.tpch.reasons import message
 
 SF = "0.01"
 

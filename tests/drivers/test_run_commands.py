@@ -17,8 +17,8 @@ from dbbench.cli import main
 from dbbench.commands import run_progress
 from dbbench.drivers.sequencer import RESULT_FILE, RunProgress
 from dbbench.errors import ExitCode
-from dbbench.reports.compliance import messages
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.tpch.compliance import messages
+from dbbench.reports.tpch.model import BenchmarkResult
 
 SF = "0.01"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "cost-sheets"
@@ -74,6 +74,7 @@ def test_cost_sheet_is_checked_before_anything_runs(
         "load",
         "run 1 power",
         "run 1 throughput",
+        "answers",  # every query's output digested and written, after the measured work
         "plans",  # each query's plan, after the measured work
         "refresh-set generation",
         "reports",

@@ -9,7 +9,7 @@ import pytest
 from dbbench.cli import main
 from dbbench.drivers.sequencer import RESULT_FILE
 from dbbench.errors import ExitCode
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.tpch.model import BenchmarkResult
 
 SF = "0.01"
 

@@ -23,7 +23,7 @@ from dbbench.drivers.sequencer.clock import Clock
 from dbbench.drivers.sequencer.config import check_options
 from dbbench.drivers.sequencer.watchdog import Watchdog
 from dbbench.drivers.sysinfo import _cpu, _memory_bytes, engine_info, storage_devices, system_info
-from dbbench.reports.model import default_streams
+from dbbench.reports.tpch.model import default_streams
 
 SLOW_DUCKDB = "SELECT count(*) FROM range(100000000000) t(x) WHERE x % 7 = 3"
 
@@ -218,7 +218,8 @@ def test_the_sequencer_records_facts_and_leaves_the_verdict_to_its_judge(tmp_pat
     written anyway (and the reports judge them again)."""
     from dbbench.drivers.sequencer import Benchmark
     from dbbench.drivers.sequencer.benchmark import Judge
-    from dbbench.reports.model import RESULT_FILE, BenchmarkResult, Compliance, Reason
+    from dbbench.reports.model import RESULT_FILE
+    from dbbench.reports.tpch.model import BenchmarkResult, Compliance, Reason
 
     def judged(judge: Judge | None, name: str) -> BenchmarkResult:
         engine = open_engine("duckdb")

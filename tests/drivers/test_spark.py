@@ -35,7 +35,7 @@ from dbbench.drivers.sequencer import RESULT_FILE
 from dbbench.drivers.url import parse_url
 from dbbench.queries.params import default_parameters
 from dbbench.queries.render import render
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.tpch.model import BenchmarkResult
 
 MASTER = "local-cluster[2,1,1024]"
 SF = 0.01

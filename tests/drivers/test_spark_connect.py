@@ -31,7 +31,7 @@ from dbbench.drivers.engines import spark as spark_engine
 from dbbench.drivers.errors import QueryCancelledError
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import RESULT_FILE
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.tpch.model import BenchmarkResult
 
 SF = 0.01
 S = 2

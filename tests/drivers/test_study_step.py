@@ -23,7 +23,8 @@ from dbbench.drivers.sequencer.study import (
     same_settings,
 )
 from dbbench.drivers.sequencer.workload import TpchWorkload
-from dbbench.reports.model import RESULT_FILE, BenchmarkResult
+from dbbench.reports.model import RESULT_FILE
+from dbbench.reports.tpch.model import BenchmarkResult
 
 
 @contextlib.contextmanager
@@ -31,7 +32,7 @@ def _shown(scope: RunScope, workload: TpchWorkload) -> Iterator[Benchmark]:
     yield workload.benchmark(scope)
 
 
-def _hooks(reported: list[Path], users: bool = True) -> StudyHooks:
+def _hooks(reported: list[Path], users: bool = True) -> StudyHooks[TpchWorkload, BenchmarkResult]:
     def user_error(exc: BaseException) -> str | None:
         return f"refused: {exc}" if users and isinstance(exc, DriversError) else None
 
@@ -85,3 +86,65 @@ def test_an_unreachable_engine_is_a_failed_step_or_propagates(tmp_path: Path) ->
     assert outcome.result is None and reported == []
     with pytest.raises(DriversError):
         run_step(url, workload, tmp_path / "b", _hooks(reported, users=False))
+
+
+@dataclasses.dataclass
+class _Count:
+    """A toy result: one count read from the engine, with its errors."""
+
+    rows: int
+    errors: list[str] = dataclasses.field(default_factory=list)
+
+    def write(self, path: Path) -> None:
+        path.write_text(f"{self.rows}\n")
+
+
+class _CountWorkload:
+    """A toy workload (not TPC-H: no scale factor, no partial result) over the protocol."""
+
+    def __init__(self, rows: int, fail: bool = False) -> None:
+        self.rows, self.fail = rows, fail
+
+    def prepare(self, scope: RunScope) -> None:
+        with contextlib.closing(scope.engine.session()) as s:
+            s.execute(f"CREATE OR REPLACE TABLE toy AS SELECT * FROM range({self.rows})")
+
+    def check(self, scope: RunScope) -> list[str]:
+        return []
+
+    def run(self, scope: RunScope) -> _Count:
+        self.prepare(scope)
+        with contextlib.closing(scope.engine.session()) as s:
+            if self.fail:
+                s.query("SELECT * FROM no_such_table")
+            found = int(s.query("SELECT count(*) FROM toy").rows[0][0])
+        result = _Count(found, [] if found == self.rows else [f"{found} rows, not {self.rows}"])
+        scope.write(result)
+        return result
+
+    def cleanup(self, scope: RunScope) -> None:
+        with contextlib.closing(scope.engine.session()) as s:
+            s.execute("DROP TABLE IF EXISTS toy")
+
+
+def test_a_study_step_runs_a_workload_that_is_not_tpch(tmp_path: Path) -> None:
+    reported: list[tuple[int, Path]] = []
+
+    @contextlib.contextmanager
+    def shown(scope: RunScope, workload: _CountWorkload) -> Iterator[None]:
+        yield
+
+    hooks: StudyHooks[_CountWorkload, _Count] = StudyHooks(
+        shown=shown,
+        write_reports=lambda result, out_dir: reported.append((result.rows, out_dir)),
+        read_result=lambda run_dir: _Count(int((run_dir / RESULT_FILE).read_text())),
+        user_error=lambda exc: None,
+    )
+    url = f"duckdb:///{tmp_path / 'toy.duckdb'}"
+    out = tmp_path / "toy"
+    outcome = run_step(url, _CountWorkload(123), out, hooks, space_check=True)
+    assert outcome.status == "ok" and outcome.result == _Count(123)
+    assert reported == [(123, out)] and (out / RESULT_FILE).read_text() == "123\n"
+    failed = run_step(url, _CountWorkload(5, fail=True), tmp_path / "bad", hooks)
+    assert failed.status == "failed" and "no_such_table" in failed.message
+    assert failed.result is None and len(reported) == 1  # no partial result to report

@@ -12,7 +12,9 @@ from dbbench.drivers.o2c.simulator import Progress, RunConfig
 from dbbench.drivers.o2c.study import O2CWorkload
 from dbbench.drivers.sequencer import Benchmark, RunOptions
 from dbbench.drivers.sequencer.workload import TpchWorkload
-from dbbench.reports.model import RESULT_FILE, BenchmarkResult, O2CResult
+from dbbench.reports.model import RESULT_FILE
+from dbbench.reports.o2c.model import O2CResult
+from dbbench.reports.tpch.model import BenchmarkResult
 
 
 class Quiet:

@@ -41,8 +41,9 @@ _BROKEN_RUN = textwrap.dedent(
     from pathlib import Path
     from dbbench.drivers.registry import open_engine
     from dbbench.drivers.sequencer import Benchmark, RunOptions
-    from dbbench.reports.compliance import judge
-    from dbbench.reports.model import RESULT_FILE, BenchmarkResult
+    from dbbench.reports.tpch.compliance import judge
+    from dbbench.reports.model import RESULT_FILE
+    from dbbench.reports.tpch.model import BenchmarkResult
 
     engine = open_engine(sys.argv[1])
     out = Path(sys.argv[2])

@@ -33,8 +33,9 @@ from dbbench.drivers.loader import SPOOL_PREFIX, load_database
 from dbbench.drivers.o2c import setup as o2c_setup
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import Benchmark, RunOptions
-from dbbench.reports.compliance import judge
-from dbbench.reports.model import RESULT_FILE, BenchmarkResult
+from dbbench.reports.model import RESULT_FILE
+from dbbench.reports.tpch.compliance import judge
+from dbbench.reports.tpch.model import BenchmarkResult
 
 SF = 0.01
 URLS = ("datafusion://", "polars://")

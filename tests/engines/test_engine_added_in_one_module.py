@@ -24,8 +24,8 @@ from dbbench.drivers.registry import open_engine
 from dbbench.drivers.telemetry import Sampler, engine_probe
 from dbbench.drivers.workload_rows import workload_rows
 from dbbench.errors import ExitCode
-from dbbench.reports.model import O2CResult
-from dbbench.reports.o2c_metrics import summarize
+from dbbench.reports.o2c.metrics import summarize
+from dbbench.reports.o2c.model import O2CResult
 
 
 def test_the_toy_is_in_the_matrix() -> None:

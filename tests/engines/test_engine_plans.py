@@ -15,10 +15,11 @@ from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.plans import capture_plans
 from dbbench.queries.order import stream_order
 from dbbench.queries.params import stream_parameters
-from dbbench.reports.model import BenchmarkResult, EngineInfo, RunResult, SystemInfo
-from dbbench.reports.plans import read_texts
-from dbbench.reports.render import render_html
-from dbbench.reports.summary import build_report
+from dbbench.reports.model import EngineInfo, SystemInfo
+from dbbench.reports.tpch.model import BenchmarkResult, RunResult
+from dbbench.reports.tpch.plans import read_texts
+from dbbench.reports.tpch.render import render_html
+from dbbench.reports.tpch.summary import build_report
 
 SEEDS = {"0": 1_000_003, "1": 1_000_004}  # two streams: other orders, other parameters
 

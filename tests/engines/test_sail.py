@@ -31,7 +31,7 @@ from dbbench.drivers.loader import load_database
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import RESULT_FILE
 from dbbench.drivers.sequencer.refresh import generate_update_set
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.tpch.model import BenchmarkResult
 
 sail = pytest.importorskip("pysail.spark", reason="Sail needs dbbench[sail]")
 

@@ -11,15 +11,10 @@ from pathlib import Path
 import pytest
 
 from dbbench.cli import main
-from dbbench.reports.hammerdb_export import to_job_report, validate_job_report
-from dbbench.reports.model import (
-    EngineInfo,
-    HammerDBResult,
-    O2CProbe,
-    O2CResult,
-    O2CSteps,
-    SystemInfo,
-)
+from dbbench.reports.hammerdb.export import to_job_report, validate_job_report
+from dbbench.reports.hammerdb.model import HammerDBResult
+from dbbench.reports.model import EngineInfo, SystemInfo
+from dbbench.reports.o2c.model import O2CProbe, O2CResult, O2CSteps
 
 START = 1_790_000_000.0  # a fixed Unix epoch, so that timestamps are real dates
 

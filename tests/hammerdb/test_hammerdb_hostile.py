@@ -18,8 +18,8 @@ from hammerdb_helpers import DATA
 
 from dbbench.cli import main
 from dbbench.drivers.hammerdb.jobstore import list_jobs
-from dbbench.reports.hammerdb_export import to_job_report
-from dbbench.reports.model import HammerDBResult
+from dbbench.reports.hammerdb.export import to_job_report
+from dbbench.reports.hammerdb.model import HammerDBResult
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reports"))
 from reports_fixtures import make_result

@@ -15,9 +15,9 @@ from hammerdb_helpers import DATA
 
 from dbbench.cli import main
 from dbbench.drivers.hammerdb.jobstore import JobStoreError, list_jobs, parse_tcl_list, read_job
-from dbbench.reports.hammerdb_document import render
-from dbbench.reports.hammerdb_export import from_job_report, to_job_report, validate_job_report
-from dbbench.reports.model import HammerDBResult
+from dbbench.reports.hammerdb.document import render
+from dbbench.reports.hammerdb.export import from_job_report, to_job_report, validate_job_report
+from dbbench.reports.hammerdb.model import HammerDBResult
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reports"))
 from reports_fixtures import make_result

@@ -21,8 +21,8 @@ from private_databases import fresh_postgres
 from dbbench.cli import main
 from dbbench.drivers.hammerdb import flow
 from dbbench.drivers.hammerdb.jobstore import read_job
-from dbbench.reports.hammerdb_export import validate_job_report
-from dbbench.reports.model import HammerDBResult
+from dbbench.reports.hammerdb.export import validate_job_report
+from dbbench.reports.hammerdb.model import HammerDBResult
 
 pytestmark = [pytest.mark.hammerdb, pytest.mark.timeout(600)]
 # Trust authentication on the test servers accepts any password: one in the URL lets the test

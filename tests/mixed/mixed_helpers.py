@@ -15,8 +15,8 @@ from dbbench.drivers.loader import load_database
 from dbbench.drivers.o2c import setup
 from dbbench.drivers.registry import open_engine
 from dbbench.reports.families import read_result
-from dbbench.reports.mixed_metrics import summarize_mixed
-from dbbench.reports.mixed_model import MixedResult
+from dbbench.reports.mixed.metrics import summarize_mixed
+from dbbench.reports.mixed.model import MixedResult
 
 SF = 0.01
 #: seconds-long points: no think time, a short ramp-up, one-loop (1.5 s) windows

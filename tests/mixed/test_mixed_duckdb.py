@@ -27,8 +27,8 @@ from mixed_helpers import (
 from dbbench.cli import main
 from dbbench.errors import ExitCode
 from dbbench.reports.families import read_result
-from dbbench.reports.mixed_metrics import summarize_mixed
-from dbbench.reports.mixed_model import MixedResult
+from dbbench.reports.mixed.metrics import summarize_mixed
+from dbbench.reports.mixed.model import MixedResult
 from dbbench.reports.model import JOURNAL_FILE, RESULT_FILE
 
 

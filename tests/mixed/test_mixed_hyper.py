@@ -14,8 +14,8 @@ from mixed_helpers import FAST, check_and_cleanup, load_and_prepare
 from dbbench.cli import main
 from dbbench.drivers.registry import open_engine
 from dbbench.reports.families import read_result
-from dbbench.reports.mixed_metrics import summarize_mixed
-from dbbench.reports.mixed_model import MixedResult
+from dbbench.reports.mixed.metrics import summarize_mixed
+from dbbench.reports.mixed.model import MixedResult
 
 pytest.importorskip("tableauhyperapi")
 

@@ -23,8 +23,8 @@ from dbbench.cli import main
 from dbbench.drivers.mixed.point import LOSS_PREFIXES, loss
 from dbbench.errors import ExitCode
 from dbbench.reports.families import read_result
-from dbbench.reports.mixed_metrics import summarize_mixed
-from dbbench.reports.mixed_model import MixedResult
+from dbbench.reports.mixed.metrics import summarize_mixed
+from dbbench.reports.mixed.model import MixedResult
 from dbbench.reports.model import JOURNAL_FILE, RESULT_FILE
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))

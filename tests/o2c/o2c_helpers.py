@@ -15,7 +15,7 @@ from dbbench.drivers.loader import load_database
 from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.simulator import RunConfig, Simulator
 from dbbench.drivers.registry import open_engine
-from dbbench.reports.model import O2CProbe
+from dbbench.reports.o2c.model import O2CProbe
 
 SF = 0.01
 ENGINES = [

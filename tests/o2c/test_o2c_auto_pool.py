@@ -10,7 +10,7 @@ from pathlib import Path
 
 from dbbench.drivers.o2c.simulator import Trial, pool_step, search_rule
 from dbbench.drivers.o2c.study import chosen_pool, step_down
-from dbbench.reports.model import O2CProbe
+from dbbench.reports.o2c.model import O2CProbe
 
 LIMIT = 1.0  # the RT limit, seconds
 GOLDEN = Path(__file__).resolve().parents[1] / "reports" / "golden" / "families"
@@ -158,9 +158,9 @@ def test_a_search_stopped_between_probes_says_so_and_chose_no_w(tmp_path: Path) 
     ``complete``, no interruption, and W ``None`` instead of ``auto``): the result written
     says the search was interrupted, and its report that no W was chosen."""
     from dbbench.drivers.o2c.study import _stopped_between
-    from dbbench.reports.model import O2CResult
-    from dbbench.reports.o2c_metrics import summarize_result
-    from dbbench.reports.o2c_render import summary_rows
+    from dbbench.reports.o2c.metrics import summarize_result
+    from dbbench.reports.o2c.model import O2CResult
+    from dbbench.reports.o2c.render import summary_rows
 
     data = json.loads((GOLDEN / "o2c-v2.json").read_text())
     data["kind"] = "search"

@@ -13,8 +13,9 @@ from dbbench.drivers.loader import load_database
 from dbbench.drivers.o2c.setup import workload_rows
 from dbbench.drivers.registry import open_engine
 from dbbench.errors import ExitCode
-from dbbench.reports.model import BenchmarkResult, O2CResult
-from dbbench.reports.o2c_metrics import summarize
+from dbbench.reports.o2c.metrics import summarize
+from dbbench.reports.o2c.model import O2CResult
+from dbbench.reports.tpch.model import BenchmarkResult
 
 #: a short think time; the ramp-up stays its default, one loop (users spread over it)
 FAST = ["--think", "0.05", "--progress", "0.5"]

@@ -130,8 +130,8 @@ def test_killed_connections_and_sigkill_leave_a_consistent_database(
             proc.stderr.close()
     assert proc.returncode == -signal.SIGKILL
     # what was measured survives the kill: the result written first plus the step journal
-    from dbbench.reports.model import O2CResult
-    from dbbench.reports.o2c_metrics import summarize
+    from dbbench.reports.o2c.metrics import summarize
+    from dbbench.reports.o2c.model import O2CResult
 
     (probe,) = O2CResult.read(tmp_path / "run.json").probes
     assert probe.status == "partial" and sum(probe.steps.ok) > 20
@@ -164,7 +164,7 @@ def test_server_gone_stops_the_run_and_keeps_measurements(pg_base_url: str) -> N
     from o2c_helpers import run_and_drop
     from private_databases import fresh_postgres
 
-    from dbbench.reports.o2c_metrics import summarize
+    from dbbench.reports.o2c.metrics import summarize
 
     with fresh_postgres(pg_base_url, "dbbench_o2c") as url:
         engine = open_engine(url)
@@ -180,7 +180,7 @@ def test_server_gone_stops_the_run_and_keeps_measurements(pg_base_url: str) -> N
 def test_sigterm_keeps_the_measurements(tmp_path: Path) -> None:
     """``kill`` (SIGTERM) stops a run like Ctrl-C: the result is written, marked partial and
     invalid (exit 3), with every step measured so far; the database stays consistent."""
-    from dbbench.reports.model import O2CResult
+    from dbbench.reports.o2c.model import O2CResult
 
     url = _prepared_duckdb(tmp_path, seed=1, users=20)
     out = tmp_path / "run.json"
@@ -216,8 +216,8 @@ def test_sigkilled_search_keeps_its_finished_probes_and_the_running_ones_steps(
     """``o2c search`` rewrites its result before and after every probe: killed outright, it
     leaves every finished probe and the running probe's steps (from its step journal)."""
     from dbbench.drivers.o2c.simulator import next_probe
-    from dbbench.reports.model import O2CResult
-    from dbbench.reports.o2c_metrics import summarize
+    from dbbench.reports.o2c.metrics import summarize
+    from dbbench.reports.o2c.model import O2CResult
 
     url = _prepared_duckdb(tmp_path, seed=3, users=200)
     out = tmp_path / "search.json"
@@ -267,7 +267,7 @@ def test_sigkilled_search_keeps_its_finished_probes_and_the_running_ones_steps(
 
 def test_sigterm_stops_a_search_without_a_confirmation_run(tmp_path: Path) -> None:
     """Ctrl-C or kill ends a search with what it measured: it does not go on to confirm."""
-    from dbbench.reports.model import O2CResult
+    from dbbench.reports.o2c.model import O2CResult
 
     url = _prepared_duckdb(tmp_path, seed=3, users=100)
     out = tmp_path / "search.json"

@@ -19,16 +19,16 @@ from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.simulator import Progress, RunConfig, Simulator
 from dbbench.drivers.o2c.study import SearchLimits, search_with_confirmation
 from dbbench.drivers.registry import open_engine
-from dbbench.reports.family_o2c import FAMILY as o2c_family
-from dbbench.reports.model import O2CProbe, O2CResult, O2CSteps
-from dbbench.reports.o2c_document import render_o2c
-from dbbench.reports.o2c_judge import MetricsJudge
-from dbbench.reports.o2c_metrics import (
+from dbbench.reports.o2c.document import render_o2c
+from dbbench.reports.o2c.family import FAMILY as o2c_family
+from dbbench.reports.o2c.judge import MetricsJudge
+from dbbench.reports.o2c.metrics import (
     STEPS_PER_LOOP,
     Limits,
     closed_loop_steps_per_hour,
     summarize,
 )
+from dbbench.reports.o2c.model import O2CProbe, O2CResult, O2CSteps
 
 NOMINAL = 1 / STEPS_PER_LOOP
 
@@ -136,7 +136,8 @@ def test_the_bottleneck_is_named(wait_share: float, named: str) -> None:
 
 
 def _result(probe: O2CProbe) -> object:
-    from dbbench.reports.model import EngineInfo, O2CResult, SystemInfo
+    from dbbench.reports.model import EngineInfo, SystemInfo
+    from dbbench.reports.o2c.model import O2CResult
 
     return O2CResult("run", EngineInfo("duckdb", "duckdb:///x"), SystemInfo(), "0", 0.01, 1,
                      1.0, probes=[probe])  # fmt: skip
@@ -349,7 +350,7 @@ def test_two_urls_of_one_server_are_refused(
 def test_repeated_runs_give_a_mean_and_95_percent_interval() -> None:
     """Three runs at one count: the mean and Student's t half-width (t = 4.303 for 2
     degrees of freedom); one run has no interval; the report shows the repeats."""
-    from dbbench.reports.o2c_metrics import Interval, repeats
+    from dbbench.reports.o2c.metrics import Interval, repeats
 
     i = Interval.of([10.0, 12.0, 14.0])
     assert i.mean == pytest.approx(12.0)
@@ -405,7 +406,7 @@ def test_chart_axes_have_round_ticks_and_labels_inside() -> None:
     users and limit labels end inside the chart, and the search chart draws p90/p99."""
     import math
 
-    from dbbench.reports.o2c_charts import R, W, search_svg, x_ticks
+    from dbbench.reports.o2c.charts import R, W, search_svg, x_ticks
 
     for xmax in (34.1, 170.5, 1234.0, 0.37):
         ticks = x_ticks(xmax)
@@ -476,7 +477,7 @@ def test_a_pool_is_widened_only_where_its_wait_can_change_a_verdict(
     """A probe whose RT is 90 % work-process wait: at 0.009 s under a 1-s limit (the 6,400
     users of the PostgreSQL SF 1 search of 2026-11-29) a wider pool cannot change its
     verdict and is not probed; at 0.25 s, or failing, it is."""
-    from dbbench.reports.o2c_metrics import pool_bound
+    from dbbench.reports.o2c.metrics import pool_bound
 
     assert pool_bound(summarize(_loop_probe(rt=rt, wait_share=0.9), limit)) == widened
     assert not pool_bound(summarize(_loop_probe(rt=rt, wait_share=0.1), limit))

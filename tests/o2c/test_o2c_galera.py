@@ -19,8 +19,8 @@ from dbbench.cli import main
 from dbbench.drivers.loader import load_database
 from dbbench.drivers.registry import open_engine
 from dbbench.errors import ExitCode
-from dbbench.reports.model import O2CResult
-from dbbench.reports.o2c_metrics import per_node, summarize
+from dbbench.reports.o2c.metrics import per_node, summarize
+from dbbench.reports.o2c.model import O2CResult
 
 FAST = ["--think", "0.05", "--rampup", "0.5", "--progress", "60"]
 
@@ -84,8 +84,8 @@ def test_mixed_freshness_across_nodes(
     """dbbench mixed on the cluster: the users round-robin over the three nodes, the query
     streams and the freshness probe on node 2, so most invoices it waits for were
     committed on another node: the freshness is the replication lag (p50/p99/max)."""
-    from dbbench.reports.mixed_metrics import freshness_summary
-    from dbbench.reports.mixed_model import MixedResult
+    from dbbench.reports.mixed.metrics import freshness_summary
+    from dbbench.reports.mixed.model import MixedResult
 
     first = cluster.nodes[0].url
     assert main(["o2c", "prepare", "-e", first, "--users", "6"]) == 0

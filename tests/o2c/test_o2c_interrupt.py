@@ -14,7 +14,7 @@ from pathlib import Path
 from test_o2c_crash import _prepared_duckdb
 
 from dbbench.drivers.signals import EXIT_INTERRUPTED, STOP_SECONDS
-from dbbench.reports.model import O2CResult
+from dbbench.reports.o2c.model import O2CResult
 
 #: Seconds from the signal to the exit at most (generous: the machine is slow and shared)
 BOUND = 15.0
@@ -93,3 +93,25 @@ def test_sigterm_stops_a_scaling_study_without_its_next_points(tmp_path: Path) -
     assert "did not answer" not in err
     users = [p.users for p in O2CResult.read(out).probes]
     assert users in ([5], [5, 10]), users  # the point under way at most, none after it
+
+
+def test_sigterm_stops_a_run_with_one_line_on_stderr_and_exit_130(tmp_path: Path) -> None:
+    """Issue 39: an interrupted ``o2c run`` exited 3 with its "interrupted" text on stdout."""
+    url = _prepared_duckdb(tmp_path, seed=3, users=200)
+    out = tmp_path / "run.json"
+    cmd = [
+        sys.executable, "-m", "dbbench", "o2c", "run", "-e", url, "-u", "5",
+        "--think", "0.05", "--rampup", "0", "--steady", "120", "--rt-limit", "30",
+        "--progress", "600", "-o", str(out),
+    ]  # fmt: skip
+    journal = out.with_name(out.name + ".steps.csv")
+
+    def steps_under_way() -> bool:
+        return journal.is_file() and journal.stat().st_size > 200
+
+    code, seconds, err = _stopped_by_sigterm(cmd, steps_under_way)
+    assert code == EXIT_INTERRUPTED, err
+    assert seconds < BOUND, (seconds, err)
+    lines = _interrupted_lines(err)
+    assert len(lines) == 1 and lines[0] == err.splitlines()[-1], err
+    assert "run interrupted" in lines[0] and str(out) in lines[0]

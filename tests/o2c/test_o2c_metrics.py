@@ -9,8 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from dbbench.reports.model import O2CProbe, O2CSteps
-from dbbench.reports.o2c_metrics import (
+from dbbench.reports.o2c.metrics import (
     closed_loop_steps_per_hour,
     implied_think,
     percentile,
@@ -18,6 +17,7 @@ from dbbench.reports.o2c_metrics import (
     scaling,
     summarize,
 )
+from dbbench.reports.o2c.model import O2CProbe, O2CSteps
 
 # users, avg dialog RT (s), dialog steps/h, SAPS as published
 PUBLISHED = [
@@ -149,8 +149,9 @@ def test_scaling_table_relative_throughput_and_efficiency() -> None:
 def test_a_failed_confirmation_rules_its_count_out() -> None:
     from dataclasses import replace
 
-    from dbbench.reports.model import EngineInfo, O2CResult, SystemInfo
-    from dbbench.reports.o2c_metrics import summarize_result
+    from dbbench.reports.model import EngineInfo, SystemInfo
+    from dbbench.reports.o2c.metrics import summarize_result
+    from dbbench.reports.o2c.model import O2CResult
 
     def result(*probes: O2CProbe) -> O2CResult:
         return O2CResult("search", EngineInfo("duckdb", "duckdb:///x"), SystemInfo(), "0", 0.01,
@@ -199,8 +200,9 @@ def test_a_worse_wider_pool_leaves_the_count_to_the_narrower_pool_in_the_report(
     from dataclasses import replace
 
     from dbbench.drivers.o2c.simulator import Trial, pool_step
-    from dbbench.reports.model import EngineInfo, O2CResult, SystemInfo
-    from dbbench.reports.o2c_metrics import summarize, summarize_result
+    from dbbench.reports.model import EngineInfo, SystemInfo
+    from dbbench.reports.o2c.metrics import summarize, summarize_result
+    from dbbench.reports.o2c.model import O2CResult
 
     def result(*probes: O2CProbe) -> O2CResult:
         return O2CResult("search", EngineInfo("duckdb", "duckdb:///x"), SystemInfo(), "0", 0.01,
@@ -229,7 +231,7 @@ def test_a_worse_wider_pool_leaves_the_count_to_the_narrower_pool_in_the_report(
 def test_the_step_mix_check_allows_a_short_window_its_chance_deviations() -> None:
     """A step 30 % above the nominal: chance in a window of 360 steps (24 nominal, a binomial
     standard deviation of 4.7 steps), a bad mix in one of 15,000 (1,000 nominal, 31)."""
-    from dbbench.reports.o2c_metrics import mix_reasons
+    from dbbench.reports.o2c.metrics import mix_reasons
 
     def counts(total: int, first: float) -> dict[int, int]:
         nominal = total / 15
@@ -258,7 +260,7 @@ def test_a_window_whose_queues_were_still_growing_is_not_steady() -> None:
     0.25 s: the load is beyond what the system sustains and the probe fails, saying so.
     A flat 0.8 s passes, and so does a bump from 0.01 s to 0.2 s (within 25 % of the limit:
     chance, a checkpoint), or a rise judged against a 2-s limit."""
-    from dbbench.reports.o2c_metrics import summarize
+    from dbbench.reports.o2c.metrics import summarize
 
     def rising(t: float) -> float:
         return 0.05 + 0.8 * min(1.0, max(0.0, (t - 10.0) / 100.0))

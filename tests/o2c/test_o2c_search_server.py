@@ -10,8 +10,8 @@ from o2c_helpers import table_digest
 
 from dbbench.cli import main
 from dbbench.errors import ExitCode
-from dbbench.reports.model import O2CResult
-from dbbench.reports.o2c_metrics import summarize, summarize_result
+from dbbench.reports.o2c.metrics import summarize, summarize_result
+from dbbench.reports.o2c.model import O2CResult
 
 
 @pytest.mark.postgresql

@@ -16,7 +16,7 @@ from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.servercpu import SHARED, attribution, server_cpu_meter
 from dbbench.drivers.o2c.simulator import RunConfig, Simulator
 from dbbench.drivers.registry import open_engine
-from dbbench.reports.o2c_metrics import summarize
+from dbbench.reports.o2c.metrics import summarize
 
 
 @pytest.mark.postgresql

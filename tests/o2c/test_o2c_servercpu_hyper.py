@@ -19,7 +19,7 @@ from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.servercpu import server_cpu_meter
 from dbbench.drivers.o2c.simulator import RunConfig, Simulator, _backend_ids, server_cpu_scope
 from dbbench.drivers.registry import open_engine
-from dbbench.reports.o2c_metrics import summarize
+from dbbench.reports.o2c.metrics import summarize
 
 pytest.importorskip("tableauhyperapi")
 

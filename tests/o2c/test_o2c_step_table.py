@@ -1,11 +1,11 @@
 """The o2c step table is the workload's (``queries/o2c.py``); the metrics of
-``reports/o2c_metrics.py`` restate what they need of it, because reports may not import
+``reports/o2c/metrics.py`` restate what they need of it, because reports may not import
 queries (the layering). This test holds the two statements to one fact."""
 
 from __future__ import annotations
 
 from dbbench.queries import o2c as workload
-from dbbench.reports import o2c_metrics as metrics
+from dbbench.reports.o2c import metrics
 
 
 def test_the_metrics_count_the_steps_the_workload_runs() -> None:

@@ -9,7 +9,7 @@ from o2c_helpers import ENGINES, table_digest
 from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.simulator import RunConfig, Simulator
 from dbbench.drivers.registry import open_engine
-from dbbench.reports.o2c_metrics import summarize
+from dbbench.reports.o2c.metrics import summarize
 
 #: Users per engine: a few hundred on the servers; embedded DuckDB runs its queries in this
 #: process (and the GIL), so it gets fewer to keep loops completing within seconds.

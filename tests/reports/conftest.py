@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 from reports_fixtures import make_result
 
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.tpch.model import BenchmarkResult
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -12,15 +12,10 @@ import pytest
 
 from dbbench.cli import main
 from dbbench.errors import ExitCode
-from dbbench.reports.model import (
-    BenchmarkResult,
-    EngineInfo,
-    HammerDBResult,
-    O2CProbe,
-    O2CResult,
-    O2CSteps,
-    SystemInfo,
-)
+from dbbench.reports.hammerdb.model import HammerDBResult
+from dbbench.reports.model import EngineInfo, SystemInfo
+from dbbench.reports.o2c.model import O2CProbe, O2CResult, O2CSteps
+from dbbench.reports.tpch.model import BenchmarkResult
 
 T0 = 1_790_000_000.0
 

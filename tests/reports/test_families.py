@@ -17,13 +17,10 @@ import pytest
 from dbbench.cli import main
 from dbbench.errors import ExitCode
 from dbbench.reports import families as registry
-from dbbench.reports.model import (
-    ENVELOPE_FIELDS,
-    BenchmarkResult,
-    HammerDBResult,
-    O2CResult,
-    ResultEnvelope,
-)
+from dbbench.reports.hammerdb.model import HammerDBResult
+from dbbench.reports.model import ENVELOPE_FIELDS, ResultEnvelope
+from dbbench.reports.o2c.model import O2CResult
+from dbbench.reports.tpch.model import BenchmarkResult
 
 HERE = Path(__file__).parent
 GOLDEN = HERE / "golden" / "families"

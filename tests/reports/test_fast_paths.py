@@ -18,10 +18,12 @@ import pytest
 from markupsafe import Markup
 from reports_fixtures import FAMILY_GOLDEN
 
-from dbbench.reports import formatting, model, redact
+from dbbench.reports import formatting, model
 from dbbench.reports.families import families
 from dbbench.reports.templating import environment
-from dbbench.reports.validation import _checker
+from dbbench.reports.tpch import redact
+from dbbench.reports.tpch.model import BenchmarkResult
+from dbbench.reports.tpch.validation import _checker
 
 _DEEP = json.loads("[" * 70 + "]" * 70)
 _VALUES: list[Any] = [None, True, False, 0, 1, -3, 2.0, 2.5, float("nan"), float("inf"), 1e19,
@@ -137,17 +139,17 @@ def test_a_result_is_written_as_asdict_gives_it() -> None:
 
 def test_a_document_the_builder_takes_fits_the_schema_and_is_not_too_deep() -> None:
     rng = random.Random(11)
-    docs = [(c, d) for c, d in _documents() if c is model.BenchmarkResult]
+    docs = [(c, d) for c, d in _documents() if c is BenchmarkResult]
     taken = 0
     for n in range(800):
         data = copy.deepcopy(docs[n % len(docs)][1])
         _mutate(data, rng)
         try:
-            model.BenchmarkResult._check_envelope(data)
-            upgraded = model.BenchmarkResult.upgrade_data(data)
+            BenchmarkResult._check_envelope(data)
+            upgraded = BenchmarkResult.upgrade_data(data)
         except (ValueError, TypeError, AttributeError):
             continue
-        if model.BenchmarkResult.built_from(data, upgraded) is not None:
+        if BenchmarkResult.built_from(data, upgraded) is not None:
             taken += 1
             assert _checker()(upgraded) is None, n
             model.check_depth(data)

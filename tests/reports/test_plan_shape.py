@@ -4,7 +4,7 @@ order). Results store these hashes: the normalisation must not drift."""
 
 from __future__ import annotations
 
-from dbbench.reports.model import plan_shape
+from dbbench.reports.tpch.model import plan_shape
 
 PLAN = (
     "HASH_JOIN\n"

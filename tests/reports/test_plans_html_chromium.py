@@ -12,7 +12,8 @@ from reports_cdp import chromium_page
 from test_reports_html_chromium import _chromium, _errors
 
 from dbbench.cli import main
-from dbbench.reports.model import PLANS_FILE, REPORT_HTML_FILE
+from dbbench.reports.model import REPORT_HTML_FILE
+from dbbench.reports.tpch.model import PLANS_FILE
 
 
 @pytest.mark.chromium

@@ -6,11 +6,11 @@ import re
 
 import pytest
 
-from dbbench.reports.analysis import COLUMNS
 from dbbench.reports.chart import render_svg, value_axis
-from dbbench.reports.formats import render
-from dbbench.reports.model import BenchmarkResult
-from dbbench.reports.render import build, chart_svg
+from dbbench.reports.tpch.analysis import COLUMNS
+from dbbench.reports.tpch.formats import render
+from dbbench.reports.tpch.model import BenchmarkResult
+from dbbench.reports.tpch.render import build, chart_svg
 
 
 @pytest.mark.parametrize(

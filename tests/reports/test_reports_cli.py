@@ -10,16 +10,16 @@ import pytest
 from reports_fixtures import ROOT, make_result
 
 from dbbench.cli import main
-from dbbench.reports.compare import Landscape
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.formats import (
+from dbbench.reports.renderers import formats as output_formats
+from dbbench.reports.tpch.compare import Landscape
+from dbbench.reports.tpch.formats import (
     COMPARE_FORMATS,
     FORMATS,
     REPORT_FORMATS,
     choices_text,
     render_landscape,
 )
-from dbbench.reports.renderers import formats as output_formats
 
 PUBLISHED = sorted((ROOT / "examples" / "published").glob("*.toml"))
 X4600_SHEET = ROOT / "examples" / "cost-sheets" / "sun-fire-x4600-m2-300gb.toml"
@@ -163,8 +163,9 @@ def test_compare_ratios_use_full_resolution_where_the_spec_rounding_ties(
 
 def test_reports_import_nothing_from_the_pipeline() -> None:
     code = (
-        "import sys, dbbench.reports.formats, dbbench.reports.loading, dbbench.reports.schema\n"
-        "import dbbench.reports.render, dbbench.reports.compare\n"
+        "import sys, dbbench.reports.tpch.formats, dbbench.reports.loading\n"
+        "import dbbench.reports.tpch.schema\n"
+        "import dbbench.reports.tpch.render, dbbench.reports.tpch.compare\n"
         "pipeline = ('dbgen', 'queries', 'drivers')\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in pipeline\n"
         "             or m.split('.')[:2] in [['dbbench', p] for p in pipeline])\n"
@@ -174,7 +175,7 @@ def test_reports_import_nothing_from_the_pipeline() -> None:
 
 
 def test_write_reports_takes_a_cost_sheet_path(tmp_path: Path) -> None:
-    from dbbench.reports.render import write_reports
+    from dbbench.reports.tpch.render import write_reports
 
     paths = write_reports(make_result(), tmp_path / "out", X4600_SHEET)
     assert sorted(p.name for p in paths) == ["report.html", "report.md", "summary.txt"]

@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 import pytest
 
-from dbbench.reports.compliance import MESSAGES, judge, message, messages
-from dbbench.reports.formats import render
-from dbbench.reports.model import BenchmarkResult, Reason, not_evaluated
-from dbbench.reports.summary import build_report
+from dbbench.reports.tpch.compliance import MESSAGES, judge, message, messages
+from dbbench.reports.tpch.formats import render
+from dbbench.reports.tpch.model import BenchmarkResult, Reason, not_evaluated
+from dbbench.reports.tpch.summary import build_report
 
 Factory = Callable[..., BenchmarkResult]
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from dbbench.reports import metrics
-from dbbench.reports.costsheet import load_cost_sheet, parse_cost_sheet
 from dbbench.reports.errors import ReportsError
+from dbbench.reports.tpch import metrics
+from dbbench.reports.tpch.costsheet import load_cost_sheet, parse_cost_sheet
 
 ROOT = Path(__file__).resolve().parents[2]
 SHEETS = ROOT / "examples" / "cost-sheets"

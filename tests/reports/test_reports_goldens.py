@@ -10,10 +10,10 @@ from pathlib import Path
 
 from reports_fixtures import GOLDEN, ROOT
 
-from dbbench.reports.costsheet import load_cost_sheet
-from dbbench.reports.formats import render
-from dbbench.reports.model import BenchmarkResult
-from dbbench.reports.schema import result_schema, result_schema_json
+from dbbench.reports.tpch.costsheet import load_cost_sheet
+from dbbench.reports.tpch.formats import render
+from dbbench.reports.tpch.model import BenchmarkResult
+from dbbench.reports.tpch.schema import result_schema, result_schema_json
 
 SCHEMA_FILE = ROOT / "docs" / "result-schema.json"
 

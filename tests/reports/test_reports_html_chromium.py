@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from reports_cdp import Page, chromium_page
 
-from dbbench.reports.costsheet import load_cost_sheet
-from dbbench.reports.model import BenchmarkResult
-from dbbench.reports.render import write_reports
+from dbbench.reports.tpch.costsheet import load_cost_sheet
+from dbbench.reports.tpch.model import BenchmarkResult
+from dbbench.reports.tpch.render import write_reports
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from dbbench.reports import metrics
 from dbbench.reports.errors import ReportsError
+from dbbench.reports.tpch import metrics
 
 
 @pytest.mark.parametrize(
@@ -128,7 +128,7 @@ def test_impossible_inputs_raise_one_line_errors() -> None:
 
 
 def test_database_label_does_not_repeat_the_product_name() -> None:
-    from dbbench.reports.summary import database_label
+    from dbbench.reports.tpch.summary import database_label
 
     assert database_label("duckdb", "DuckDB 2.0.0") == "DuckDB 2.0.0"
     assert database_label("postgresql", "16.4") == "postgresql 16.4"

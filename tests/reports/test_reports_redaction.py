@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dbbench.reports.formats import REPORT_FORMATS, render
-from dbbench.reports.model import BenchmarkResult
-from dbbench.reports.redact import redact_text
-from dbbench.reports.render import write_reports
+from dbbench.reports.tpch.formats import REPORT_FORMATS, render
+from dbbench.reports.tpch.model import BenchmarkResult
+from dbbench.reports.tpch.redact import redact_text
+from dbbench.reports.tpch.render import write_reports
 
 SECRET = "Sup3r-S3cret-pw"
 

@@ -8,9 +8,9 @@ import pytest
 
 from dbbench.cli import main
 from dbbench.errors import ExitCode
-from dbbench.reports.costsheet import parse_cost_sheet
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.model import BenchmarkResult
+from dbbench.reports.tpch.costsheet import parse_cost_sheet
+from dbbench.reports.tpch.model import BenchmarkResult
 
 SHEET = """\
 currency = "{currency}"

@@ -12,10 +12,10 @@ from reports_cdp import chromium_page
 from reports_fixtures import T0, make_result
 from test_reports_html_chromium import _INK, _chromium, _errors, _requests
 
-from dbbench.reports.model import BenchmarkResult, Telemetry
-from dbbench.reports.render import write_reports
-from dbbench.reports.scaling import ScaleIndex, StepRecord, write_scale_reports
-from dbbench.reports.suite_report import EntryRecord, SuiteIndex, write_suite_reports
+from dbbench.reports.studies.scaling import ScaleIndex, StepRecord, write_scale_reports
+from dbbench.reports.studies.suite import EntryRecord, SuiteIndex, write_suite_reports
+from dbbench.reports.tpch.model import BenchmarkResult, Telemetry
+from dbbench.reports.tpch.render import write_reports
 
 
 def _with_telemetry(result: BenchmarkResult) -> BenchmarkResult:

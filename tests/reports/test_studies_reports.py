@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from reports_fixtures import ROOT, make_result
 
-from dbbench.reports.scaling import ScaleIndex, StepRecord, build_study
-from dbbench.reports.suite_report import EntryRecord, SuiteIndex, build_comparisons
+from dbbench.reports.studies.scaling import ScaleIndex, StepRecord, build_study
+from dbbench.reports.studies.suite import EntryRecord, SuiteIndex, build_comparisons
 
 SHEET = ROOT / "examples" / "cost-sheets" / "cloud-vm-3y.toml"
 

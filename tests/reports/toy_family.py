@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from dbbench.reports import escape
-from dbbench.reports.families import CompareContext, Family, RenderOptions
+from dbbench.reports.family import CompareContext, Family, RenderOptions
 from dbbench.reports.model import EngineInfo, ResultEnvelope, ResultStatus, SystemInfo
 
 TOY_SCHEMA = "dbbench-toy-result"

@@ -44,8 +44,8 @@ def variant(
     if sf is not None:  # the verdict at the new scale factor, as dbbench run would store it
         from dataclasses import asdict
 
-        from dbbench.reports.compliance import judge
-        from dbbench.reports.model import BenchmarkResult
+        from dbbench.reports.tpch.compliance import judge
+        from dbbench.reports.tpch.model import BenchmarkResult
 
         out["compliance"] = asdict(judge(BenchmarkResult.from_dict(out)))
     return out

@@ -99,7 +99,7 @@ def _open(browser: Any, url: str) -> tuple[Any, list[str], list[str]]:
 
 
 def _expected_times(data: dict[str, Any]) -> dict[str, float]:
-    from dbbench.reports.model import BenchmarkResult
+    from dbbench.reports.tpch.model import BenchmarkResult
 
     runs = summaries(BenchmarkResult.from_dict(data))
     best = min(runs, key=lambda r: r.qphh or 0.0)
@@ -229,8 +229,8 @@ def test_landscape_is_paged_and_filters_the_whole_array(
 def _study(real_run: Path, root: Path, factors: dict[int, float]) -> dict[int, float]:
     """A scaling study directory (``scale.json`` and a run per step, copies of the real run
     with scaled timings); the throughput-test seconds (Ts) of each step, from the files."""
-    from dbbench.reports.analysis import summarise_run
-    from dbbench.reports.model import BenchmarkResult
+    from dbbench.reports.tpch.analysis import summarise_run
+    from dbbench.reports.tpch.model import BenchmarkResult
 
     base = json.loads((real_run / "result.json").read_text())
     steps, ts = [], {}
@@ -257,10 +257,10 @@ def test_scaling_charts_prices_and_result_pages(
     draws its query times."""
     from decimal import Decimal
 
-    from dbbench.reports import metrics
-    from dbbench.reports.costsheet import load_cost_sheet
-    from dbbench.reports.model import O2CResult
-    from dbbench.reports.o2c_metrics import scaling, summarize
+    from dbbench.reports.o2c.metrics import scaling, summarize
+    from dbbench.reports.o2c.model import O2CResult
+    from dbbench.reports.tpch import metrics
+    from dbbench.reports.tpch.costsheet import load_cost_sheet
     from dbbench.reports.verify import verify
 
     inputs = tmp_path / "in"

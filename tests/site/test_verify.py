@@ -12,8 +12,8 @@ import pytest
 from reports_fixtures import FAMILY_GOLDEN as GOLDEN
 
 from dbbench.cli import main
-from dbbench.reports.model import BenchmarkResult
 from dbbench.reports.provenance import canonical_json, content_hash
+from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.verify import verify
 
 
@@ -150,7 +150,7 @@ def test_a_damaged_file_is_one_problem_not_a_crash(
 
 
 def test_tpch_figures_are_the_reports_headline(real_run: Path) -> None:
-    from dbbench.reports.summary import build_report
+    from dbbench.reports.tpch.summary import build_report
 
     result = BenchmarkResult.read(real_run / "result.json")
     headline = build_report(result).headline

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dbbench.reports.model import BenchmarkResult, EngineInfo, Interval, RunResult, SystemInfo
+from dbbench.reports.model import EngineInfo, SystemInfo
+from dbbench.reports.tpch.model import BenchmarkResult, Interval, RunResult
 
 T0 = 1_767_225_600.0
 

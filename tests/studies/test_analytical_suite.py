@@ -12,7 +12,7 @@ from pathlib import Path
 from dbbench.drivers.registry import all_engines
 from dbbench.drivers.suite_file import load_suite
 from dbbench.drivers.url import parse_url
-from dbbench.reports.suite_report import SuiteIndex
+from dbbench.reports.studies.suite import SuiteIndex
 
 SUITES = Path(__file__).resolve().parents[2] / "examples" / "suites"
 ENGINES = [

@@ -11,8 +11,8 @@ from results_factory import result_with
 from studies_helpers import dbbench
 
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.gate import gate
-from dbbench.reports.latency import distribution, percentile
+from dbbench.reports.studies.gate import gate
+from dbbench.reports.tpch.latency import distribution, percentile
 
 
 def test_percentiles_interpolate_linearly() -> None:

@@ -12,7 +12,7 @@ from private_databases import fresh_postgres
 from studies_helpers import dbbench
 
 from dbbench.drivers.registry import open_engine
-from dbbench.reports.model import PLANS_FILE, BenchmarkResult
+from dbbench.reports.tpch.model import PLANS_FILE, BenchmarkResult
 
 
 def _run(url: str, out: Path) -> Path:

@@ -10,10 +10,10 @@ from studies_helpers import dbbench
 from dbbench.drivers.engines.duckdb import DuckDBEngine
 from dbbench.drivers.engines.mysql import MySqlEngine
 from dbbench.drivers.engines.postgresql import PostgresEngine
-from dbbench.reports.fairness import PreflightFacts, preflight, size_bytes
-from dbbench.reports.formats import render
 from dbbench.reports.loading import load_result
 from dbbench.reports.model import EngineInfo
+from dbbench.reports.tpch.fairness import PreflightFacts, preflight, size_bytes
+from dbbench.reports.tpch.formats import render
 
 GIB = 1 << 30
 #: Each engine's rules, from its own module (as ``dbbench preflight`` passes them).

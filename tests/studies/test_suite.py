@@ -11,8 +11,8 @@ from private_databases import fresh_postgres
 from studies_helpers import dbbench
 
 from dbbench.reports.loading import load_result
-from dbbench.reports.suite_report import SuiteIndex
-from dbbench.reports.telemetry import summarise
+from dbbench.reports.studies.suite import SuiteIndex
+from dbbench.reports.tpch.telemetry import summarise
 
 
 def _closed_port() -> int:

@@ -11,9 +11,9 @@ from pathlib import Path
 from studies_helpers import dbbench
 
 from dbbench.drivers.telemetry import Sampler, engine_scope
-from dbbench.reports.formats import render
 from dbbench.reports.loading import load_result
-from dbbench.reports.telemetry import summarise, usage
+from dbbench.reports.tpch.formats import render
+from dbbench.reports.tpch.telemetry import summarise, usage
 
 
 def test_sampler_sees_cpu_work_and_disk_writes(tmp_path: Path) -> None:

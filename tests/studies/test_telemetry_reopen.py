@@ -15,7 +15,7 @@ from test_cold_hot import Restartable, _started, restartable  # noqa: F401 - the
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.telemetry import Sampler, engine_probe, engine_scope
-from dbbench.reports.model import Telemetry
+from dbbench.reports.tpch.model import Telemetry
 
 INTERVAL = 0.2
 

@@ -1,0 +1,86 @@
+"""The ACID result (``dbbench-acid-result``): each clause-3 test with its inputs, the values
+read and expected, its timings and its verdict; standard library only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from dbbench.reports.model import EngineInfo, ResultEnvelope, ResultStatus, SystemInfo
+
+ACID_SCHEMA_NAME = "dbbench-acid-result"
+ACID_SCHEMA_VERSION = 1
+
+#: a test's verdict; "not supported": the engine has no transactions (never a pass)
+Verdict = Literal["passed", "failed", "not run", "not supported"]
+
+
+@dataclass
+class AcidCheck:
+    """One test of clause 3 (``atomicity-commit``, ``isolation-3``, ...)."""
+
+    name: str
+    verdict: Verdict
+    seconds: float = 0.0
+    inputs: dict[str, Any] = field(default_factory=dict)
+    #: what the test read, and what it expected, as plain text values
+    observed: dict[str, str] = field(default_factory=dict)
+    expected: dict[str, str] = field(default_factory=dict)
+    #: the steps in the order the kit ran them (session, statement or event)
+    steps: list[str] = field(default_factory=list)
+    message: str = ""
+
+
+@dataclass
+class AcidResult(ResultEnvelope):
+    """The ACID tests of one engine and configuration."""
+
+    SCHEMA_NAME: ClassVar[str] = ACID_SCHEMA_NAME
+    SCHEMA_VERSION: ClassVar[int] = ACID_SCHEMA_VERSION
+    TITLE: ClassVar[str] = "dbbench ACID result"
+
+    engine: EngineInfo
+    system: SystemInfo
+    kit_version: str
+    scale_factor: float
+    schema: str = ACID_SCHEMA_NAME
+    schema_version: int = ACID_SCHEMA_VERSION
+    created: float = 0.0
+    status: ResultStatus = "failed"
+    #: SF 1 (the spec's qualification database); smaller: a development check only
+    qualification: bool = False
+    streams: int = 0
+    transactions_per_stream: int = 0
+    checks: list[AcidCheck] = field(default_factory=list)
+    #: failure types of 3.5 exercised (and how), and those declared as not exercised
+    failures_exercised: dict[str, str] = field(default_factory=dict)
+    failures_not_exercised: list[str] = field(default_factory=list)
+    #: the engine cannot run the tests (no transactions): the reason, in one line
+    not_supported: str = ""
+    errors: list[str] = field(default_factory=list)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> Verdict:
+        """passed (every test ran and passed), failed, not supported or not run."""
+        if self.not_supported:
+            return "not supported"
+        if not self.checks:
+            return "not run"
+        if any(c.verdict == "failed" for c in self.checks) or self.errors:
+            return "failed"
+        if all(c.verdict == "passed" for c in self.checks):
+            return "passed"
+        return "not run"
+
+    def summary(self) -> str:
+        """``ACID: passed (tests ...)`` / ``ACID: failed: ...`` / ``not supported: ...``."""
+        verdict = self.verdict
+        if verdict == "not supported":
+            return f"ACID: not supported ({self.not_supported})"
+        if verdict == "failed":
+            bad = [f"{c.name}: {c.message}" for c in self.checks if c.verdict == "failed"]
+            return "ACID: failed: " + "; ".join(bad + self.errors)
+        names = ", ".join(c.name for c in self.checks)
+        failures = ", ".join(self.failures_exercised) or "none: durability not run"
+        return f"ACID: {verdict} (tests {names}; failures {failures})"

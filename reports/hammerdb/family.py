@@ -1,0 +1,34 @@
+"""HammerDB's result family (``dbbench-hammerdb-result``): its report formats and its part of
+a comparison (beside the TPC-H results compared with it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dbbench.reports.document import Document
+from dbbench.reports.families import CompareContext, Family, RenderOptions
+from dbbench.reports.hammerdb.compare import render_section
+from dbbench.reports.hammerdb.document import hammerdb_document
+from dbbench.reports.hammerdb.model import HammerDBResult
+from dbbench.reports.tpch.model import SCHEMA_NAME, BenchmarkResult
+
+
+def document(result: HammerDBResult, options: RenderOptions) -> Document:
+    return hammerdb_document(result)
+
+
+def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareContext) -> str:
+    tpch = [
+        (label, r)
+        for label, r in context.by_family.get(SCHEMA_NAME, [])
+        if isinstance(r, BenchmarkResult)
+    ]
+    return render_section(items, tpch, fmt)
+
+
+FAMILY = Family(
+    model=HammerDBResult,
+    renderers={},  # every format renders its document
+    document=document,
+    compare_section=compare_section,
+)

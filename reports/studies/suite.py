@@ -1,0 +1,313 @@
+"""The comparison a suite writes: every entry's headline, per-query times side by side with
+the speed-up against a baseline entry, and the landscape of :mod:`reports.tpch.compare`.
+
+Built from the suite's index (``suite.json``: which entry ran where, and how it ended) and
+each entry's own ``result.json``, so it can be rebuilt without any engine. Per-query figures
+are medians of the full-resolution times over every run, stream and repetition; the headline
+metrics (QphH, Power, Throughput) stay the spec's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Self
+
+from markupsafe import Markup, escape
+
+from dbbench.reports.errors import ReportsError
+from dbbench.reports.loading import load_result
+from dbbench.reports.safeio import write_text
+from dbbench.reports.studies.indexfile import StudyIndex
+from dbbench.reports.templating import environment
+from dbbench.reports.tpch import plan_compare
+from dbbench.reports.tpch.analysis import COLUMNS
+from dbbench.reports.tpch.compare import build_landscape, row_from_report
+from dbbench.reports.tpch.costsheet import load_cost_sheet
+from dbbench.reports.tpch.latency import distributions
+from dbbench.reports.tpch.model import BenchmarkResult
+from dbbench.reports.tpch.passes import PassTable, pass_table
+from dbbench.reports.tpch.plan_compare import PlanGroup, plan_groups
+from dbbench.reports.tpch.summary import DISCLOSURE, build_report
+from dbbench.reports.tpch.telemetry import summarise
+
+INDEX_FILE = "suite.json"
+INDEX_SCHEMA = "dbbench-suite"
+
+
+@dataclass
+class EntryRecord:
+    """One benchmark of the suite: an engine at a scale factor (and repetition)."""
+
+    name: str  # the engine's name in the suite file
+    engine: str  # its URL, without password
+    scale_factor: float
+    repetition: int
+    run_dir: str  # relative to the suite's output directory
+    status: str = "pending"  # ok, invalid, failed, pending
+    message: str = ""  # why it failed or is invalid
+    started: float | None = None
+    finished: float | None = None
+    cost_sheet: str = ""  # the entry's cost sheet (as the suite file names it, resolved)
+
+
+@dataclass
+class SuiteIndex(StudyIndex, file=INDEX_FILE, schema=INDEX_SCHEMA, what="suite index"):
+    suite_file: str
+    baseline: str
+    entries: list[EntryRecord] = field(default_factory=list)
+    schema: str = INDEX_SCHEMA
+    schema_version: int = 1
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        entries = [EntryRecord(**e) for e in data.get("entries", [])]
+        return cls(data["suite_file"], data["baseline"], entries)
+
+
+@dataclass
+class EntryView:
+    """What the comparison shows of one entry."""
+
+    label: str
+    record: EntryRecord
+    result: BenchmarkResult | None = None
+    database: str = ""
+    qphh: float | None = None
+    price_performance: str = ""  # $/QphH with its currency, when the entry has a cost sheet
+    power: float | None = None
+    throughput: float | None = None
+    load_seconds: float | None = None
+    resources: str = ""
+    medians: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class QueryLine:
+    column: str
+    medians: list[float | None]  # per entry, seconds
+    speedups: list[float | None]  # baseline median / entry median: > 1 is faster
+
+
+@dataclass
+class Comparison:
+    scale_factor: float
+    baseline: str
+    entries: list[EntryView]
+    queries: list[QueryLine]
+    geomean_speedups: list[float | None]
+    warnings: list[str] = field(default_factory=list)
+    passes: PassTable | None = None  # cold and hot passes (--cold, --repetitions)
+    plans: list[PlanGroup] = field(default_factory=list)  # repetitions of one engine
+
+
+def _label(record: EntryRecord, repetitions: int) -> str:
+    return record.name if repetitions <= 1 else f"{record.name} #{record.repetition}"
+
+
+def _view(out_dir: Path, record: EntryRecord, label: str) -> EntryView:
+    view = EntryView(label, record)
+    path = out_dir / record.run_dir
+    if record.status == "failed" and not (path / "result.json").exists():
+        return view
+    try:
+        result = load_result(path)
+    except ReportsError as exc:
+        record.message = record.message or str(exc)
+        return view
+    sheet = None
+    if record.cost_sheet:
+        try:
+            sheet = load_cost_sheet(Path(record.cost_sheet))
+        except ReportsError as exc:
+            record.message = record.message or f"cost sheet: {exc}"
+    report = build_report(result, sheet)
+    view.result = result
+    h = report.headline
+    if h.price_performance is not None:
+        view.price_performance = f"{h.price_performance:,.2f} {h.currency}".strip()
+    view.database = report.headline.database
+    view.qphh, view.power, view.throughput = (
+        report.headline.qphh,
+        report.headline.power,
+        report.headline.throughput,
+    )
+    if result.load is not None and not result.load.reused:
+        view.load_seconds = result.load.seconds
+    tel = summarise(result)
+    view.resources = tel.headline if tel else ""
+    view.medians = {d.column: d.median for d in distributions(result)}
+    return view
+
+
+def _geomean(values: list[float]) -> float | None:
+    good = [v for v in values if v > 0 and math.isfinite(v)]
+    if not good:
+        return None
+    return math.exp(sum(math.log(v) for v in good) / len(good))
+
+
+def build_comparisons(out_dir: Path, index: SuiteIndex) -> list[Comparison]:
+    """One comparison per scale factor of the suite."""
+    reps = max((e.repetition for e in index.entries), default=1)
+    out = []
+    for sf in sorted({e.scale_factor for e in index.entries}):
+        records = [e for e in index.entries if e.scale_factor == sf]
+        views = [_view(out_dir, r, _label(r, reps)) for r in records]
+        base = next((v for v in views if v.record.name == index.baseline and v.medians), None)
+        warnings = [
+            f"{v.label}: {v.record.status}" + (f": {v.record.message}" if v.record.message else "")
+            for v in views
+            if v.record.status != "ok"
+        ]
+        if base is None:
+            warnings.append(f"the baseline {index.baseline!r} has no measured queries at SF {sf:g}")
+        queries = []
+        for col in COLUMNS:
+            medians = [v.medians.get(col) for v in views]
+            if all(m is None for m in medians):
+                continue
+            ref = base.medians.get(col) if base else None
+            speedups = [ref / m if ref and m else None for m in medians]
+            queries.append(QueryLine(col, medians, speedups))
+        geo = [
+            _geomean([q.speedups[i] for q in queries if q.speedups[i] is not None])  # type: ignore[misc]
+            for i in range(len(views))
+        ]
+        comparison = Comparison(
+            sf, base.label if base else index.baseline, views, queries, geo, warnings
+        )
+        comparison.passes = pass_table([(v.label, v.result) for v in views])
+        measured = [(v.label, v.result) for v in views if v.result is not None]
+        sources = {v.label: out_dir / v.record.run_dir for v in views}
+        comparison.plans = plan_groups(measured, sources)
+        _landscape(comparison)
+        out.append(comparison)
+    return out
+
+
+def _landscape(comparison: Comparison) -> None:
+    """The landscape's comparability warnings (kit versions, non-compliant runs)."""
+    rows = [
+        row_from_report(v.label, build_report(v.result)) for v in comparison.entries if v.result
+    ]
+    if not rows:
+        return
+    try:
+        landscape = build_landscape(rows, force=True)
+    except ReportsError as exc:
+        comparison.warnings.append(str(exc))
+        return
+    comparison.warnings += [w for w in landscape.warnings if w not in comparison.warnings]
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def speedup_svg(comparison: Comparison) -> str:
+    """Per query, one bar per entry: its speed-up against the baseline on a log2 axis."""
+    n = len(comparison.entries)
+    if not comparison.queries or n == 0:
+        return ""
+    width, left, right, top, row = 900, 60, 20, 20, 6 * n + 6
+    height = top + row * len(comparison.queries) + 30
+    span = 3.0  # 1/8x .. 8x
+
+    def x(ratio: float) -> float:
+        v = max(-span, min(span, math.log2(ratio)))
+        return left + (width - left - right) * (v + span) / (2 * span)
+
+    out = [
+        f'<svg class="chart speedup" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="speed-up against the baseline" width="100%">'
+    ]
+    bottom = top + row * len(comparison.queries)
+    for e in range(-3, 4):
+        ratio = 2.0**e
+        label = f"{ratio:g}x" if ratio >= 1 else f"1/{1 / ratio:g}x"
+        out.append(
+            f'<line x1="{x(ratio):.1f}" x2="{x(ratio):.1f}" y1="{top}" y2="{bottom}" '
+            f'class="{"axis" if e == 0 else "grid"}"/><text x="{x(ratio):.1f}" '
+            f'y="{bottom + 14}" text-anchor="middle" class="tick">{label}</text>'
+        )
+    for qi, q in enumerate(comparison.queries):
+        y0 = top + qi * row
+        out.append(
+            f'<text x="{left - 6}" y="{y0 + row / 2 + 4:.1f}" text-anchor="end" class="cat">'
+            f"{escape(q.column)}</text>"
+        )
+        for i, s in enumerate(q.speedups):
+            if s is None:
+                continue
+            x0, x1 = sorted((x(1.0), x(s)))
+            out.append(
+                f'<rect x="{x0:.1f}" y="{y0 + 3 + i * 6:.1f}" width="{max(x1 - x0, 1):.1f}" '
+                f'height="5" class="e{i % 6}"><title>{escape(comparison.entries[i].label)} '
+                f"{escape(q.column)}: {s:.2f}x</title></rect>"
+            )
+    out.append("</svg>")
+    return "".join(out)
+
+
+def render_suite(comparisons: list[Comparison], format: str) -> str:
+    env = environment()
+    if format == "md":  # every printed value through escape.markdown: no raw HTML passes
+        return (
+            environment(markdown=True)
+            .get_template("suite.md.j2")
+            .render(cs=comparisons, disclosure=DISCLOSURE)
+        )
+    if format == "html":
+        css = env.get_template("report.css").render()
+        charts = [speedup_svg(c) for c in comparisons]
+        plans_html = [Markup(plan_compare.render_html(c.plans)) for c in comparisons]
+        return env.get_template("suite.html.j2").render(
+            cs=comparisons, charts=charts, css=css, disclosure=DISCLOSURE, plans_html=plans_html
+        )
+    if format == "json":
+        return json.dumps([_plain(c) for c in comparisons], indent=2) + "\n"
+    raise ReportsError(f"unknown suite report format {format!r} (md, html or json)")
+
+
+def _plain(c: Comparison) -> dict[str, Any]:
+    return {
+        "scale_factor": c.scale_factor,
+        "baseline": c.baseline,
+        "entries": [
+            {
+                "label": v.label,
+                **asdict(v.record),
+                "database": v.database,
+                "qphh": v.qphh,
+                "price_performance": v.price_performance,
+                "power": v.power,
+                "throughput": v.throughput,
+                "load_seconds": v.load_seconds,
+                "resources": v.resources,
+                "medians": v.medians,
+            }
+            for v in c.entries
+        ],
+        "queries": [asdict(q) for q in c.queries],
+        "geomean_speedups": c.geomean_speedups,
+        "warnings": c.warnings,
+        "passes": asdict(c.passes) if c.passes else None,
+        "plans": [{"engine": g.engine, "labels": g.labels, "rows": g.rows} for g in c.plans],
+    }
+
+
+def write_suite_reports(out_dir: Path) -> list[Path]:
+    """comparison.md, comparison.html and comparison.json from the suite's index."""
+    comparisons = build_comparisons(out_dir, SuiteIndex.read(out_dir))
+    paths = []
+    for name, fmt in (
+        ("comparison.md", "md"),
+        ("comparison.html", "html"),
+        ("comparison.json", "json"),
+    ):
+        path = out_dir / name
+        write_text(path, render_suite(comparisons, fmt))
+        paths.append(path)
+    return paths

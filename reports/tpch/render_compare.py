@@ -1,0 +1,103 @@
+"""Renderers of the performance landscape (``dbbench compare``): text, Markdown, HTML.
+
+Which format names exist, and which renderer each one means: ``reports.tpch.formats``.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from pathlib import Path
+
+from markupsafe import Markup
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from dbbench.reports import formatting as fmt
+from dbbench.reports.model import RESULT_FILE
+from dbbench.reports.templating import environment
+from dbbench.reports.tpch.compare import (
+    Landscape,
+    Row,
+    build_landscape,
+    row_from_published,
+    row_from_report,
+)
+from dbbench.reports.tpch.costsheet import CostSheet
+from dbbench.reports.tpch.model import BenchmarkResult
+from dbbench.reports.tpch.published import PublishedResult
+from dbbench.reports.tpch.summary import DISCLOSURE, build_report
+
+
+def rows_for(
+    inputs: list[tuple[str, BenchmarkResult | PublishedResult, CostSheet | None]],
+) -> list[Row]:
+    """Landscape rows from labelled local results (with their cost sheets) and records."""
+    rows = []
+    for label, item, sheet in inputs:
+        if isinstance(item, PublishedResult):
+            rows.append(row_from_published(label, item))
+        else:
+            rows.append(row_from_report(label, build_report(item, sheet)))
+    return rows
+
+
+def render_text(landscape: Landscape, width: int = 160) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, no_color=True, highlight=False)
+    table = Table(title="Performance landscape (ch/co/th = chips/cores/threads)")
+    heads = ("System", "ch/co/th", "Processor", "Database", "SF", "QphH", "$/QphH", "Price")
+    for head in (*heads, "Disks", "Available", "Rel. QphH", "Kind"):
+        table.add_column(head, justify="right" if head in ("QphH", "$/QphH", "Price") else "left")
+    for r in landscape.rows:
+        kind = r.kind + ("" if r.kind == "published" or r.compliant else " (non-compliant)")
+        cells = (
+            r.system,
+            f"{fmt.opt(r.chips)}/{fmt.opt(r.cores)}/{fmt.opt(r.threads)}",
+            r.processor,
+            r.database,
+            fmt.sf(r.scale_factor),
+            fmt.num1(r.qphh),
+            fmt.money(r.price_performance),
+            fmt.money_whole(r.total_price, r.currency),
+            fmt.opt(r.disks),
+            fmt.day(r.availability),
+            fmt.ratio(r.relative_qphh),
+            kind,
+        )  # Text: a result's strings are shown as they are, never parsed as markup
+        table.add_row(*(Text(fmt.plain(c)) for c in cells))
+    console.print(table)
+    for warning in landscape.warnings:
+        console.print(Text(fmt.plain(f"warning: {warning}")))
+    console.print(DISCLOSURE, markup=False)
+    return buffer.getvalue()
+
+
+def render_markdown(landscape: Landscape) -> str:
+    env = environment(markdown=True)
+    return env.get_template("compare.md.j2").render(l=landscape, disclosure=DISCLOSURE)
+
+
+def render_html(landscape: Landscape, sections: Sequence[str] = ()) -> str:
+    """The landscape's page; ``sections``: other families' parts of the comparison, HTML
+    fragments their renderers escaped (placed before the footer, never spliced in text)."""
+    env = environment()
+    css = env.get_template("report.css").render()
+    return env.get_template("compare.html.j2").render(
+        l=landscape, disclosure=DISCLOSURE, css=css, sections=[Markup(s) for s in sections]
+    )
+
+
+def landscape_for(
+    inputs: list[tuple[str, BenchmarkResult | PublishedResult, CostSheet | None]],
+    sort: str = "qphh",
+    force: bool = False,
+) -> Landscape:
+    """The landscape of the inputs; refuses incomparable inputs unless ``force``."""
+    return build_landscape(rows_for(inputs), sort=sort, force=force)
+
+
+def label_for(path: Path) -> str:
+    """A short label for an input: the run directory's or the file's name."""
+    return path.parent.name if path.name == RESULT_FILE else path.stem

@@ -1,0 +1,130 @@
+"""Kept answers (issue 35): a real run keeps every query's output beside its result, and
+``dbbench verify RUN --answers`` checks them by value on a reference engine brought to the
+state each query saw; an edited value fails naming run, stream, query and column."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from private_databases import fresh_postgres
+
+from dbbench.cli import main
+from dbbench.queries.validate import answer_digest, canonical_rows
+from dbbench.reports.loading import load_result
+from dbbench.reports.tpch.model import ANSWERS_FILE
+
+
+def test_the_digest_follows_the_spec_column_classes() -> None:
+    # Q1: str str sum sum sum sum avg avg avg cnt (sum_qty exact)
+    row = ("A", "F", Decimal("37734107.00"), Decimal("56586554400.73"), 1.5, 2.0, 25.522, 3.0,
+           0.05, 1478493)  # fmt: skip
+    same = ("A  ", "F", 37734107, 56586554400.7300001, Decimal("1.50"), 2, Decimal("25.5220"),
+            3, Decimal("0.0500"), 1478493)  # fmt: skip
+    assert answer_digest(1, [row]) == answer_digest(1, [same])
+    other = (*row[:9], 1478494)
+    assert answer_digest(1, [row]) != answer_digest(1, [other])
+    # Q3 is ordered by revenue desc, o_orderdate: rows where both tie may come in any order
+    day = "1995-03-10"
+    tied = [(7, Decimal("100.00"), day, 0), (3, 100.0, day, 0), (5, Decimal("90"), day, 0)]
+    swapped = [tied[1], tied[0], tied[2]]
+    assert answer_digest(3, tied) == answer_digest(3, swapped)
+    assert canonical_rows(3, tied)[2] == ("5", "90.00", day, "0")
+    # rows whose keys differ keep their order
+    assert answer_digest(4, [("1-URGENT", 5), ("2-HIGH", 4)]) != answer_digest(
+        4, [("2-HIGH", 4), ("1-URGENT", 5)]
+    )
+
+
+def _edit_first_value(run_dir: Path, run: int, stream: int, query: int, column: int) -> None:
+    path = run_dir / ANSWERS_FILE
+    lines = gzip.decompress(path.read_bytes()).decode().splitlines()
+    for n, line in enumerate(lines):
+        entry = json.loads(line)
+        if (entry["run"], entry["stream"], entry["query"]) == (run, stream, query):
+            value = entry["rows"][0][column]
+            entry["rows"][0][column] = str(Decimal(str(value)) + 1000)
+            lines[n] = json.dumps(entry)
+    path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+
+
+def _summary(out: str) -> tuple[int, int, int, int]:
+    line = next(x for x in out.splitlines() if "answers:" in x)
+    words = line.split("answers: ", 1)[1].split()
+    checked, total = int(words[0]), int(words[2])
+    disagree = 0 if "all agree" in line else int(line.split(", ")[1].split()[0])
+    not_checked = int(line.rsplit(", ", 1)[1].split()[0])
+    return checked, total, disagree, not_checked
+
+
+def test_a_duckdb_run_verified_on_sqlite_then_an_edited_value_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = tmp_path / "run"
+    args = ["run", "-s", "0.01", "-o", str(run_dir), "--telemetry-interval", "0", "--plans", "off"]
+    assert main(args) == 0
+    result = load_result(run_dir)
+    assert result.answers is not None and result.answers.kept
+    assert result.answers.bytes == (run_dir / ANSWERS_FILE).stat().st_size > 0
+    power = [r for r in result.answers.records if r.stream == 0]
+    assert len(result.answers.records) == 2 * 3 * 22 and len(power) == 44
+    capsys.readouterr()
+    reference = f"sqlite:///{tmp_path / 'reference.sqlite'}"
+    assert main(["verify", str(run_dir), "--answers", "--against", reference]) == 0
+    captured = capsys.readouterr()
+    checked, total, disagree, not_checked = _summary(captured.out)
+    assert total == 132 and disagree == 0 and checked + not_checked == total
+    assert checked >= 44  # every power-test query, and the throughput ones outside every RF
+    for line in captured.err.splitlines()[1:]:
+        assert ": overlapped RF" in line and "stream 0 " not in line, line
+    check = load_result(run_dir).answers.check  # type: ignore[union-attr]
+    assert check is not None and check.checked == checked and check.disagree == 0
+
+    _edit_first_value(run_dir, run=1, stream=0, query=1, column=3)  # sum_base_price
+    assert main(["verify", str(run_dir), "--answers", "--against", reference]) == 1
+    captured = capsys.readouterr()
+    wrong = [x for x in captured.err.splitlines() if "Q1:" in x and "overlapped" not in x]
+    assert len(wrong) == 1, captured.err
+    assert "run 1 stream 0 Q1: row 1: column sum_base_price" in wrong[0]
+    assert _summary(captured.out)[2] == 1
+    assert load_result(run_dir).answers.check.disagree == 1  # type: ignore[union-attr]
+
+
+def test_no_answers_says_so_and_verify_refuses_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = tmp_path / "run"
+    args = ["run", "-s", "0.01", "-S", "1", "--runs", "1", "-o", str(run_dir), "--no-answers"]
+    assert main([*args, "--telemetry-interval", "0", "--plans", "off"]) == 0
+    result = load_result(run_dir)
+    assert result.answers is not None and not result.answers.kept
+    assert not result.answers.records and not (run_dir / ANSWERS_FILE).exists()
+    assert result.config["answers"] is False
+    capsys.readouterr()
+    assert main(["verify", str(run_dir), "--answers"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "kept none (--no-answers)" in err[0]
+
+
+def test_a_postgresql_run_verified_on_embedded_duckdb(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest
+) -> None:
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(
+            fresh_postgres(request.getfixturevalue("pg_base_url"), "dbbench_answers")
+        )
+        run_dir = tmp_path / "run"
+        args = ["run", "-e", url, "-s", "0.01", "--runs", "1", "-o", str(run_dir)]
+        assert main([*args, "--telemetry-interval", "0", "--plans", "off"]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(run_dir), "--answers"]) == 0
+    checked, total, disagree, not_checked = _summary(capsys.readouterr().out)
+    assert total == 66 and disagree == 0 and checked >= 22 and checked + not_checked == 66
+    _edit_first_value(run_dir, run=1, stream=0, query=6, column=0)  # revenue
+    assert main(["verify", str(run_dir), "--answers"]) == 1
+    err = capsys.readouterr().err
+    assert "run 1 stream 0 Q6: row 1: column revenue" in err

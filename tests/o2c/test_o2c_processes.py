@@ -1,0 +1,226 @@
+"""o2c with several driver processes: the merge of their probes is exact (known synthetic
+steps), embedded engines refuse, and a real PostgreSQL run with two driver processes gives
+the step mix and closed-loop law of one process; a killed driver process is named and its
+steps are kept from its journal."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import psutil
+import pytest
+
+from dbbench.drivers.errors import DriversError
+from dbbench.drivers.o2c import setup
+from dbbench.drivers.o2c.processes import Part, merge, require_shareable, shares
+from dbbench.drivers.registry import open_engine
+from dbbench.reports.o2c.metrics import closed_loop_steps_per_hour, summarize
+from dbbench.reports.o2c.model import O2CProbe, O2CResult, O2CSteps
+
+LOOP = 15
+
+
+def _probe(users: range, think: float = 1.0, start: float = 1000.0) -> O2CProbe:
+    """Users in a closed loop with response times that differ per user and step (so that
+    percentiles of parts differ from the whole's); due times on the clock of ``start``."""
+    steps = O2CSteps()
+    for user in users:
+        t = -user * 0.37
+        k = 0
+        while t < 60.0:
+            rt = 0.01 * (1 + (user * 7 + k * 3) % 23) * (4 if user % 2 else 1)
+            steps.step.append(0 if k == 0 else (k - 1) % LOOP + 1)
+            steps.user.append(user)
+            steps.due.append(round(t, 6))
+            steps.wait.append(round(rt / 4, 6))
+            steps.db.append(round(rt - rt / 4, 6))
+            steps.ok.append(0 if (user, k) == (3, 40) else 1)
+            t += rt + think
+            k += 1
+    return O2CProbe(
+        users=20, think=think, think_dist="fixed", work_processes=4, rampup=1.0, start=start,
+        window_start=5.0, window_end=55.0, end=60.0, status="complete", logged_on=len(users),
+        steps=steps, driver_cpu_seconds=2.0,
+    )  # fmt: skip
+
+
+def _shifted(probe: O2CProbe, by: float) -> O2CProbe:
+    """The same steps seen by a process that started ``by`` seconds later."""
+    s = probe.steps
+    moved = replace(s, due=[round(d - by, 6) for d in s.due])
+    return replace(probe, start=probe.start + by, steps=moved, work_processes=2)
+
+
+def _rows(p: O2CProbe) -> list[tuple[float, ...]]:
+    s = p.steps
+    return sorted(zip(s.due, s.step, s.user, s.wait, s.db, s.ok, strict=True))
+
+
+def test_merge_is_exact_on_known_steps() -> None:
+    whole = _probe(range(20))
+    a = replace(_probe(range(0, 20, 2)), work_processes=2, logged_on=10)
+    b = _shifted(replace(_probe(range(1, 20, 2)), logged_on=10), 0.25)
+    b.errors = ["step 7: boom"]
+    b.driver_cpu_seconds = 3.0
+    lags_a, lags_b = [0.001 * i for i in range(100)], [0.5 + 0.001 * i for i in range(100)]
+    merged = merge([Part(0, a, lags_a), Part(1, b, lags_b)], 2)
+
+    assert [tuple(round(v, 6) for v in r) for r in _rows(merged)] == [
+        tuple(round(v, 6) for v in r) for r in _rows(whole)
+    ]
+    assert merged.start == whole.start
+    assert merged.work_processes == 4 and merged.logged_on == 20
+    assert merged.driver_processes == 2 and merged.driver_cpu_by_process == [2.0, 3.0]
+    assert merged.driver_cpu_seconds == 5.0
+    assert merged.errors == ["driver process 2: step 7: boom"]
+    lags = sorted(lags_a + lags_b)
+    assert merged.driver_lag_p50 == round(lags[100], 6)
+    assert merged.driver_lag_p99 == round(lags[198], 6)
+    assert merged.driver_lag_max == round(lags[-1], 6)
+
+    got, want = summarize(merged, 1.0), summarize(whole, 1.0)
+    assert got.steps == want.steps and got.errors == want.errors
+    assert got.avg_rt == pytest.approx(want.avg_rt, abs=1e-9)
+    assert got.steps_per_hour == pytest.approx(want.steps_per_hour)
+    for field in ("p50", "p90", "p95", "p99", "max"):
+        assert getattr(got.overall, field) == pytest.approx(getattr(want.overall, field))
+    assert got.step_mix == pytest.approx(want.step_mix)
+    # percentiles from merged samples, not averaged percentiles of the parts
+    pa, pb = summarize(a, 1.0).overall.p90, summarize(b, 1.0).overall.p90
+    assert got.overall.p90 != pytest.approx((pa + pb) / 2)
+    assert got.driver_processes == 2 and len(got.driver_busy_by_process) == 2
+
+
+def test_merge_takes_the_worst_status_and_the_common_window() -> None:
+    a = _probe(range(0, 20, 2))
+    b = replace(_probe(range(1, 20, 2)), status="partial", window_end=30.0)
+    merged = merge([Part(0, a), Part(1, b)])
+    assert merged.status == "partial" and merged.window_end == 30.0
+
+
+def test_shares_split_the_pool() -> None:
+    assert shares(5, 2) == [3, 2] and sum(shares(17, 4)) == 17
+
+
+def test_embedded_engine_refuses_several_processes(tmp_path: Path) -> None:
+    engine = open_engine(f"duckdb:///{tmp_path / 'x.duckdb'}")
+    try:
+        require_shareable(engine, 1)
+        with pytest.raises(DriversError, match=r"embedded.*cannot share"):
+            require_shareable(engine, 2)
+    finally:
+        engine.close()
+
+
+def _cli(args: list[str]) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    cmd = [sys.executable, "-m", "dbbench", "o2c", "run", *args]
+    return subprocess.Popen(cmd, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _prepared(url: str, users: int) -> None:
+    engine = open_engine(url)
+    try:
+        setup.prepare(engine, seed=1, users=users)
+    finally:
+        engine.close()
+
+
+def _law(probe: O2CProbe) -> float:
+    s = summarize(probe, 1.0)
+    return s.steps_per_hour / closed_loop_steps_per_hour(probe.users, probe.think, s.avg_rt)
+
+
+@pytest.mark.postgresql
+@pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
+def test_two_driver_processes_match_one(tpch_url: str, tmp_path: Path) -> None:
+    _prepared(tpch_url, 20)
+    common = ["-e", tpch_url, "-u", "20", "--think", "0.3", "--steady", "6",
+              "-w", "4", "--progress", "600"]  # fmt: skip
+    found = {}
+    for n in (1, 2):
+        out = tmp_path / f"run{n}.json"
+        proc = _cli([*common, "--driver-processes", str(n), "-o", str(out)])
+        _, err = proc.communicate(timeout=180)
+        assert proc.returncode == 0, err
+        (probe,) = O2CResult.read(out).probes
+        found[n] = probe
+    one, two = found[1], found[2]
+    assert two.driver_processes == 2 and len(two.driver_cpu_by_process) == 2
+    assert two.work_processes == 4 and two.status == "complete" and two.logged_on == 20
+    assert set(two.steps.user) == set(range(20))
+    s1, s2 = summarize(one, 1.0), summarize(two, 1.0)
+    for step in range(1, LOOP + 1):  # whole loops: every step in its nominal share
+        assert s2.step_mix[step] == pytest.approx(1 / LOOP, abs=0.025)
+        assert s1.step_mix[step] == pytest.approx(1 / LOOP, abs=0.025)
+        assert s2.step_mix[step] == pytest.approx(s1.step_mix[step], abs=0.015)
+    assert _law(one) == pytest.approx(1.0, abs=0.1)
+    assert _law(two) == pytest.approx(1.0, abs=0.1)
+    assert not [w for w in s2.warnings if "mix" in w or "law" in w]
+    text = subprocess.run(
+        [sys.executable, "-m", "dbbench", "report", str(tmp_path / "run2.json")],
+        env={**os.environ, "PYTHONPATH": os.getcwd()}, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    assert "driven by 2 driver processes" in text
+
+
+def _drivers(pid: int) -> list[psutil.Process]:
+    kids = psutil.Process(pid).children()
+    return [k for k in kids if "resource_tracker" not in " ".join(k.cmdline())]
+
+
+@pytest.mark.postgresql
+@pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
+def test_a_killed_driver_process_is_named_and_its_steps_kept(tpch_url: str, tmp_path: Path) -> None:
+    _prepared(tpch_url, 12)
+    out = tmp_path / "run.json"
+    args = ["-e", tpch_url, "-u", "12", "--think", "0.2", "--rampup", "1", "--steady", "20",
+            "-w", "4", "--progress", "600", "--driver-processes", "2", "-o", str(out)]  # fmt: skip
+    proc = _cli(args)
+    journals = [out.with_name(f"{out.name}.steps.csv.{k}") for k in (1, 2)]
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and not all(
+        j.is_file() and j.stat().st_size > 2000 for j in journals
+    ):
+        time.sleep(0.2)  # both are driving (their journals fill)
+    victim = _drivers(proc.pid)[1]
+    victim.kill()
+    time.sleep(2)
+    proc.send_signal(signal.SIGTERM)  # and the coordinator is stopped: steps so far kept
+    _, err = proc.communicate(timeout=120)
+    (probe,) = O2CResult.read(out).probes
+    assert probe.status == "partial", err
+    lost = [e for e in probe.errors if "was lost" in e]
+    assert len(lost) == 1 and "of 2" in lost[0]
+    users = set(probe.steps.user)
+    assert users & set(range(0, 12, 2)) and users & set(range(1, 12, 2))  # both halves
+    assert any(e.startswith("interrupted") for e in probe.errors)
+    assert json.loads(out.read_text())["probes"][0]["driver_processes"] == 2
+
+
+@pytest.mark.postgresql
+@pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
+def test_a_search_probes_with_two_driver_processes(tpch_url: str, tmp_path: Path) -> None:
+    _prepared(tpch_url, 10)
+    out = tmp_path / "search.json"
+    cmd = [sys.executable, "-m", "dbbench", "o2c", "search", "-e", tpch_url, "-u", "10",
+           "--max-users", "10", "--max-probes", "1", "--confirm-steady", "0",
+           "--probe-loops", "1", "--think", "0.2", "-w", "2", "--progress", "600",
+           "--driver-processes", "2", "-o", str(out)]  # fmt: skip
+    done = subprocess.run(
+        cmd, env={**os.environ, "PYTHONPATH": os.getcwd()}, capture_output=True, text=True,
+        timeout=180,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = O2CResult.read(out)
+    assert result.kind == "search" and result.config["driver_processes"] == 2
+    (probe,) = result.probes
+    assert probe.driver_processes == 2 and probe.status == "complete"
+    assert probe.work_processes == 2 and set(probe.steps.user) == set(range(10))

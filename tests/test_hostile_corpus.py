@@ -1,0 +1,323 @@
+"""Issue 39: the hostile-input classes, one reproducer each, through the shared mechanism
+(the bounded input reader, the safe writer, the secret scrubber, the option checks).
+
+Each test here failed on the code before issue 39: a traceback (exit 70), a device read
+whole, a FIFO that hung a walk, a password echoed, a device replaced.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from reports_fixtures import make_result
+
+from dbbench.cli import main
+from dbbench.errors import ExitCode
+
+COST_SHEET = Path(__file__).parent.parent / "examples" / "cost-sheets" / "cloud-vm-3y.toml"
+PUBLISHED = Path(__file__).parent.parent / "examples" / "published" / "ibm-x3950-m2-300gb.toml"
+SUITE = Path(__file__).parent.parent / "examples" / "suites" / "analytical-sf0.1.toml"
+
+
+def _one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    assert err.startswith("dbbench: error: ") and err.count("\n") == 1, err
+    return err
+
+
+@pytest.fixture()
+def result_file(tmp_path: Path) -> Path:
+    path = tmp_path / "result.json"
+    make_result().write(path)
+    return path
+
+
+@pytest.fixture()
+def fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "pipe.toml"
+    os.mkfifo(path)
+    return path
+
+
+# ------------------------------------------------------------- S4: unbounded reads, FIFOs
+
+DEVICE = Path("/dev/zero")  # endless: read whole, it was > 2 GB in seconds
+
+
+@pytest.mark.parametrize("source", ["device", "fifo"])
+def test_a_cost_sheet_that_is_a_device_or_fifo_is_refused_unread(
+    source: str,
+    fifo: Path,
+    result_file: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sheet = DEVICE if source == "device" else fifo
+    out = tmp_path / "r.md"
+    code = main(["report", str(result_file), "-c", str(sheet), "-o", str(out)])
+    assert code == ExitCode.USER_ERROR
+    err = _one_line_error(capsys)
+    assert ("character device" if source == "device" else "FIFO") in err
+    assert not out.exists()
+
+
+def test_a_result_baseline_or_record_that_is_a_device_is_refused(
+    result_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", str(DEVICE), "-f", "md", "-o", "-"]) == ExitCode.USER_ERROR
+    assert "character device" in _one_line_error(capsys)
+    code = main(["compare", str(result_file), str(DEVICE), "-f", "md", "-o", "-"])
+    assert code == ExitCode.USER_ERROR
+    assert "character device" in _one_line_error(capsys)
+
+
+def test_a_suite_file_that_is_a_device_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["suite", str(DEVICE), "--out", str(tmp_path / "s")])
+    assert code == ExitCode.USER_ERROR
+    assert "character device" in _one_line_error(capsys)
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_site_walk_skips_a_fifo_without_hanging(
+    result_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inputs = result_file.parent
+    os.mkfifo(inputs / "trap.json")
+    os.mkfifo(inputs / "trap.toml")
+    out = tmp_path / "site"
+    code = main(["site", str(inputs), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert "FIFO" in err, err
+    assert code in (ExitCode.OK, ExitCode.USER_ERROR) and (out / "index.html").is_file()
+
+
+# --------------------------------------------------- exit 70: TOML and numbers, one reader
+
+
+def _sheet_with(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "sheet.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        ("deep = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+        ("huge = " + "9" * 5000 + "\n", "not valid TOML"),
+        ("big = " + "9" * 25 + "\n", "integer too large"),
+    ],
+    ids=["nested-5000", "int-5000-digits", "int-25-digits"],
+)
+def test_hostile_toml_in_a_cost_sheet_is_one_line(
+    extra: str,
+    words: str,
+    result_file: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sheet = _sheet_with(tmp_path, extra + COST_SHEET.read_text(encoding="utf-8"))
+    code = main(["report", str(result_file), "-c", str(sheet), "-o", str(tmp_path / "r.md")])
+    assert code == ExitCode.USER_ERROR
+    assert words in _one_line_error(capsys)
+
+
+def test_nan_in_a_cost_sheets_priced_table_is_one_line(
+    result_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = COST_SHEET.read_text(encoding="utf-8")
+    assert "[priced]" in text
+    head, _, tail = text.partition("[priced]\n")
+    key = tail.split("=", 1)[0].strip()
+    rest = tail.split("\n", 1)[1]
+    sheet = _sheet_with(tmp_path, f"{head}[priced]\n{key} = nan\n{rest}")
+    code = main(["report", str(result_file), "-c", str(sheet), "-o", str(tmp_path / "r.md")])
+    assert code == ExitCode.USER_ERROR
+    assert "not a finite number" in _one_line_error(capsys)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_a_published_record_with_a_non_finite_qphh_is_one_line(
+    value: str, result_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = PUBLISHED.read_text(encoding="utf-8").splitlines()
+    lines = [f"qphh = {value}" if line.startswith("qphh") else line for line in lines]
+    record = tmp_path / "record.toml"
+    record.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code = main(["compare", str(result_file), str(record), "-f", "md", "-o", "-"])
+    assert code == ExitCode.USER_ERROR
+    assert "not a finite number" in _one_line_error(capsys)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\xff\xfe\x00binary\x00",
+        (
+            "scale_factor = 1"
+            + "0" * 19
+            + "\n"
+            + SUITE.read_text(encoding="utf-8").split("scale_factor = 0.1\n", 1)[1]
+        ).encode(),
+        b"x = " + b"{a = " * 5000 + b"1" + b"}" * 5000 + b"\n",
+    ],
+    ids=["binary", "sf-20-digits", "nested-5000"],
+)
+def test_a_hostile_suite_file_is_one_line_and_writes_nothing(
+    content: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = tmp_path / "suite.toml"
+    suite.write_bytes(content)
+    code = main(["suite", str(suite), "--out", str(tmp_path / "s")])
+    assert code == ExitCode.USER_ERROR
+    _one_line_error(capsys)
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_fifo_and_a_directory_given_as_inputs_are_named() -> None:
+    from dbbench.reports import inputs
+
+    with pytest.raises(inputs.InputError, match="a directory"):
+        inputs.read_bytes(Path(__file__).parent)
+    assert stat.S_ISCHR(os.stat(DEVICE).st_mode)
+    with pytest.raises(inputs.InputError, match="too large"):
+        inputs.read_bytes(Path(__file__), limit=10)
+
+
+# ------------------------------------------------------ S2: one scrubber for every line
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "-e", "host=127.0.0.1 port=1 password=PWSECRET"],
+        ["power", "-e", "host=127.0.0.1 port=1 password='PW SECRET'"],
+        ["preflight", "-e", "host=127.0.0.1 sslpassword=PWSECRET"],
+        ["validate", "-e", "PGPASSWORD=PWSECRET host=127.0.0.1"],
+        ["o2c", "check", "-e", "host=127.0.0.1 port=1 password=PWSECRET"],
+    ],
+    ids=["run", "power-quoted", "preflight-sslpassword", "validate-pgpassword", "o2c-check"],
+)
+def test_a_libpq_key_value_password_is_never_printed(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(args) != ExitCode.OK
+    out, err = capsys.readouterr()
+    assert "SECRET" not in out + err and "***" in err, err
+
+
+def test_every_line_printed_goes_through_the_scrubber(capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    from dbbench.errors import scrubbed_output
+
+    with scrubbed_output(["-e", "postgresql://u:TOPSECRET@h/db", "x password=OTHERPW"]):
+        print("progress on postgresql://u:TOPSECRET@h/db")
+        sys.stderr.write("warning: OTHERPW and TOPSECRET\n")
+    out, err = capsys.readouterr()
+    assert "TOPSECRET" not in out + err and "OTHERPW" not in out + err
+    assert out.count("***") == 1 and err.count("***") == 2
+
+
+# ------------------------------------------ S3: every Markdown study escapes what it prints
+
+
+def test_a_failed_suite_entrys_error_text_is_escaped_in_comparison_md(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = tmp_path / "s.toml"
+    suite.write_text(
+        'scale_factor = 0.01\nruns = 1\n[[engine]]\nname = "pg"\n'
+        'url = "postgresql://127.0.0.1:1/x<script>alert(1)</script>"\n',
+        encoding="utf-8",
+    )
+    main(["suite", str(suite), "--out", str(tmp_path / "out")])
+    capsys.readouterr()
+    md = (tmp_path / "out" / "comparison.md").read_text(encoding="utf-8")
+    assert "&lt;script&gt;" in md and "<script>" not in md
+
+
+# ------------------------------------- S1: the generator never replaces a special file
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "device"])
+def test_gen_force_never_replaces_a_special_file(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    target = out / "region.tbl"
+    kept = tmp_path / "kept.txt"
+    kept.write_text("keep")
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "symlink":
+        target.symlink_to(kept)
+    else:
+        try:
+            os.mknod(target, 0o644 | stat.S_IFCHR, os.makedev(1, 7))
+        except PermissionError:
+            pytest.skip("mknod needs CAP_MKNOD")
+    before = target.lstat()
+    code = main(["gen", "-s", "0.01", "-T", "r", "-o", str(out), "-q", "-f"])
+    assert code == ExitCode.USER_ERROR
+    assert "refusing to replace" in _one_line_error(capsys)
+    after = target.lstat()
+    assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
+    assert kept.read_text() == "keep"
+
+
+def test_gen_refuses_an_output_directory_that_is_a_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    assert main(["gen", "-s", "0.01", "-T", "r", "-o", str(link), "-q"]) == ExitCode.USER_ERROR
+    assert "symbolic link" in _one_line_error(capsys)
+    assert not any(real.iterdir())
+
+
+# ------------------- exit 70 / leftovers: every command-line value checked before any work
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["o2c", "run", "-e", "duckdb", "-u", "1", "--steady", "nan"], "not a finite number"),
+        (["o2c", "search", "-e", "duckdb", "--steady=inf"], "not a finite number"),
+        (["mixed", "run", "-e", "duckdb", "--think", "nan"], "not a finite number"),
+        (["mixed", "run", "-e", "duckdb", "--freshness", "inf"], "not a finite number"),
+        (["scale", "-e", "duckdb", "--query-timeout", "NaN"], "not a finite number"),
+        (["run", "-e", "duckdb", "-s", "1", "--seed", "9" * 20], "too large"),
+        (["gen", "-s", "0.01", "-T", "r", "-o", "OUT\udcff"], "not UTF-8"),
+        (["run", "-e", "duckdb", "-s", "0.01", "-o", "OUT\udcff"], "not UTF-8"),
+    ],
+    ids=[
+        "o2c-steady",
+        "o2c-search",
+        "mixed-think",
+        "mixed-freshness",
+        "scale-timeout",
+        "run-seed",
+        "gen-o",
+        "run-o",
+    ],
+)
+def test_a_value_no_command_accepts_is_refused_before_any_work(
+    args: list[str],
+    words: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == ExitCode.USER_ERROR
+    assert words in _one_line_error(capsys)
+    assert list(tmp_path.iterdir()) == []  # nothing written, no database, no run directory
