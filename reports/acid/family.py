@@ -6,7 +6,7 @@ from typing import Any
 
 from dbbench.reports.acid.model import AcidResult
 from dbbench.reports.acid.render import FORMATS, render
-from dbbench.reports.families import Family, RenderOptions
+from dbbench.reports.family import Family, RenderOptions
 
 
 def _renderer(fmt: str) -> Any:
