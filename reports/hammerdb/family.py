@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from dbbench.reports.document import Document
-from dbbench.reports.families import CompareContext, Family, RenderOptions
+from dbbench.reports.family import CompareContext, Family, RenderOptions
 from dbbench.reports.hammerdb.compare import render_section
 from dbbench.reports.hammerdb.document import hammerdb_document
 from dbbench.reports.hammerdb.model import HammerDBResult

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from dbbench.reports.document import Document
-from dbbench.reports.families import CompareContext, Family, RenderOptions
+from dbbench.reports.family import CompareContext, Family, RenderOptions
 from dbbench.reports.mixed.document import mixed_document, render_compare
 from dbbench.reports.mixed.model import MixedResult
 from dbbench.reports.model import JOURNAL_FILE

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from dbbench.reports.document import Document
-from dbbench.reports.families import CompareContext, Family, RenderOptions
+from dbbench.reports.family import CompareContext, Family, RenderOptions
 from dbbench.reports.o2c.compare import render_landscape
 from dbbench.reports.o2c.document import o2c_document
 from dbbench.reports.o2c.model import O2CResult

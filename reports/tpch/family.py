@@ -9,7 +9,7 @@ from typing import Any
 
 from dbbench.reports.document import Document
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.families import CompareContext, Family, RenderOptions
+from dbbench.reports.family import CompareContext, Family, RenderOptions
 from dbbench.reports.model import RESULT_FILE
 from dbbench.reports.tpch import plan_compare
 from dbbench.reports.tpch.costsheet import CostSheet, load_cost_sheet

@@ -69,9 +69,15 @@ def test_the_built_in_formats_are_one_module_each() -> None:
         assert fmt.name == name and callable(fmt.escape)
 
 
+#: families that do not build a document yet, so have no golden here: each is named, and the
+#: test fails once one of them gets a golden (then take it off this list)
+WITHOUT_DOCUMENT = {"dbbench-acid-result"}
+
+
 def test_goldens_cover_every_built_in_family() -> None:
     names = {json.loads(p.read_text())["schema"] for p in GOLDENS}
-    assert names == set(registry.families()), names
+    assert not names & WITHOUT_DOCUMENT
+    assert names | WITHOUT_DOCUMENT == set(registry.families()), names
 
 
 @pytest.mark.parametrize("golden", GOLDENS, ids=lambda p: p.stem)
