@@ -179,7 +179,8 @@ def test_server_gone_stops_the_run_and_keeps_measurements(pg_base_url: str) -> N
 
 def test_sigterm_keeps_the_measurements(tmp_path: Path) -> None:
     """``kill`` (SIGTERM) stops a run like Ctrl-C: the result is written, marked partial and
-    invalid (exit 3), with every step measured so far; the database stays consistent."""
+    invalid, with every step measured so far, and the command says so in one line on stderr
+    with exit 130 (issue 39: one signal path); the database stays consistent."""
     from dbbench.reports.o2c.model import O2CResult
 
     url = _prepared_duckdb(tmp_path, seed=1, users=20)
@@ -197,7 +198,8 @@ def test_sigterm_keeps_the_measurements(tmp_path: Path) -> None:
         time.sleep(1.0)
         proc.send_signal(signal.SIGTERM)
         rest = proc.stderr.read()
-        assert proc.wait(timeout=60) == 3, rest
+        assert proc.wait(timeout=60) == 130, rest
+        assert "interrupted" in rest, rest
     result = O2CResult.read(out)
     (probe,) = result.probes
     assert probe.status == "partial"
