@@ -15,7 +15,8 @@ from dbbench.drivers.hammerdb.install import find_hammerdb
 from dbbench.drivers.hammerdb.script import TproccOptions
 from dbbench.drivers.lifecycle import Workload, open_run
 from dbbench.drivers.url import parse_url
-from dbbench.reports.model import RESULT_FILE, HammerDBResult
+from dbbench.reports.hammerdb.model import HammerDBResult
+from dbbench.reports.model import RESULT_FILE
 
 pytestmark = [pytest.mark.hammerdb, pytest.mark.postgresql, pytest.mark.timeout(600)]
 
