@@ -45,13 +45,14 @@ def check_arguments(args: list[str]) -> None:
         name, value = _value(token)
         option = name or (previous if previous.startswith("-") else "")
         where = f" for {option}{_NAMES.get(option, '')}" if option else ""
+        what = _NAMES.get(option, "")[2:-1] or option or "a value"
         try:
             token.encode("utf-8")
         except UnicodeEncodeError:
             shown = token.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
             raise OptionError(f"{shown!r}{where} is not UTF-8 text (a file name?)") from None
         if _NOT_FINITE.fullmatch(value.strip()):
-            raise OptionError(f"{value!r}{where} is not a finite number")
+            raise OptionError(f"{what} must be a finite number, got {value!r}")
         if _INTEGER.fullmatch(value.strip()) and abs(int(value[:40])) > MAX_INT:
             raise OptionError(f"{value[:30]!r}{where} is too large (at most {MAX_INT})")
         previous = token

@@ -157,9 +157,11 @@ def _check(value: Any, name: str, depth: int, where: str) -> None:
             )
     elif isinstance(value, float):
         if not math.isfinite(value):
-            raise InputError(f"{name}: '{where}': {value} is not a finite number")
+            raise InputError(f"{name}: '{where}' must be a finite number, got {value}")
     elif isinstance(value, decimal.Decimal):
         if not value.is_finite():
-            raise InputError(f"{name}: '{where}': {value} is not a finite number")
+            raise InputError(f"{name}: '{where}' must be a finite number, got {value}")
         if value.adjusted() > 18 or value.adjusted() < -30:
-            raise InputError(f"{name}: '{where}': {value:.6} is out of range")
+            raise InputError(
+                f"{name}: '{where}' must have a magnitude between 1e-30 and 1e18, got {value:.6}"
+            )

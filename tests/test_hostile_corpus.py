@@ -138,7 +138,7 @@ def test_nan_in_a_cost_sheets_priced_table_is_one_line(
     sheet = _sheet_with(tmp_path, f"{head}[priced]\n{key} = nan\n{rest}")
     code = main(["report", str(result_file), "-c", str(sheet), "-o", str(tmp_path / "r.md")])
     assert code == ExitCode.USER_ERROR
-    assert "not a finite number" in _one_line_error(capsys)
+    assert "must be a finite number" in _one_line_error(capsys)
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
@@ -151,7 +151,7 @@ def test_a_published_record_with_a_non_finite_qphh_is_one_line(
     record.write_text("\n".join(lines) + "\n", encoding="utf-8")
     code = main(["compare", str(result_file), str(record), "-f", "md", "-o", "-"])
     assert code == ExitCode.USER_ERROR
-    assert "not a finite number" in _one_line_error(capsys)
+    assert "must be a finite number" in _one_line_error(capsys)
 
 
 @pytest.mark.parametrize(
@@ -290,11 +290,11 @@ def test_gen_refuses_an_output_directory_that_is_a_link(
 @pytest.mark.parametrize(
     "args, words",
     [
-        (["o2c", "run", "-e", "duckdb", "-u", "1", "--steady", "nan"], "not a finite number"),
-        (["o2c", "search", "-e", "duckdb", "--steady=inf"], "not a finite number"),
-        (["mixed", "run", "-e", "duckdb", "--think", "nan"], "not a finite number"),
-        (["mixed", "run", "-e", "duckdb", "--freshness", "inf"], "not a finite number"),
-        (["scale", "-e", "duckdb", "--query-timeout", "NaN"], "not a finite number"),
+        (["o2c", "run", "-e", "duckdb", "-u", "1", "--steady", "nan"], "must be a finite number"),
+        (["o2c", "search", "-e", "duckdb", "--steady=inf"], "must be a finite number"),
+        (["mixed", "run", "-e", "duckdb", "--think", "nan"], "must be a finite number"),
+        (["mixed", "run", "-e", "duckdb", "--freshness", "inf"], "must be a finite number"),
+        (["scale", "-e", "duckdb", "--query-timeout", "NaN"], "must be a finite number"),
         (["run", "-e", "duckdb", "-s", "1", "--seed", "9" * 20], "too large"),
         (["gen", "-s", "0.01", "-T", "r", "-o", "OUT\udcff"], "not UTF-8"),
         (["run", "-e", "duckdb", "-s", "0.01", "-o", "OUT\udcff"], "not UTF-8"),

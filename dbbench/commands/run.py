@@ -169,7 +169,7 @@ def execute(
                 _stopped(bench, sheet, f"the connection to the engine was lost: {exc}")
             except OSError as exc:  # a full disk, most likely
                 _write_reports_quietly(bench, sheet)
-                phase = bench.ctx.progress.snapshot().phase
+                phase = bench.stopped_in or bench.ctx.progress.snapshot().phase
                 if exc.filename is None:  # e.g. the result file's write: name the place
                     exc.filename = str(out_dir)
                 typer.echo(f"{error_line(exc).rstrip()} (during {phase})", err=True)

@@ -76,6 +76,8 @@ class Benchmark:
         self.sets = UpdateSets(engine, options.sf)
         self.judge = judge
         self.seed_time = time.time()
+        #: the phase a stopped run was in when it stopped (None while it goes on)
+        self.stopped_in: str | None = None
         interval = options.telemetry_interval
         self.sampler = (
             Sampler(interval, engine_scope(url), engine_probe(engine)) if interval else None
@@ -111,6 +113,8 @@ class Benchmark:
             self.query_passes()
             self.capture_plans()
         except BaseException as exc:
+            # the phase it stopped in, before the keeping below starts phases of its own
+            self.stopped_in = self.ctx.progress.snapshot().phase
             with contextlib.suppress(Exception):  # what a stopped run measured is kept
                 self.keep_answers()
             self._finish(stopped=_stop_reason(exc))

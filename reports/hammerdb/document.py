@@ -1,13 +1,13 @@
 """A HammerDB result's report as a format-neutral :class:`~reports.document.Document`: its
 headline, response times (with the box plot), transactions per minute, query times, its
-errors (as warnings) and its status as the verdict."""
+errors (a section of their own) and its status as the verdict."""
 
 from __future__ import annotations
 
 import dataclasses
 
 from dbbench.reports import renderers
-from dbbench.reports.document import Document, Facts, Figure, Table
+from dbbench.reports.document import Document, Facts, Figure, Items, Table
 from dbbench.reports.hammerdb.model import HammerDBResult
 from dbbench.reports.hammerdb.render import (
     _DISCLAIMER,
@@ -71,8 +71,8 @@ def hammerdb_document(r: HammerDBResult) -> Document:
                 frozenset({1, 2}),
             ),
         )
-    for error in r.errors:
-        doc.warn(error)
+    if r.errors:  # what HammerDB said went wrong, each as it said it
+        doc.section("Errors", Items(r.errors))
     doc.judge("run", status_verdict(r), "pass" if r.status == "complete" else "fail")
     return doc
 

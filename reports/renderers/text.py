@@ -18,7 +18,7 @@ def table_lines(table: Table) -> list[str]:
     """The table's rows aligned in columns (numbers to the right), a rule under the header."""
     header = [esc(h) for h in table.header]
     rows = [[esc(c) for c in r] for r in table.rows]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
 
     def line(cells: Sequence[str]) -> str:
         parts = [

@@ -28,8 +28,8 @@ DUCKDB_PER_SF = DuckDBEngine.facts.bytes_per_sf or 0
         (["--seed", "2147483645"], "seed 2147483647 is 0 mod 2147483647"),
         (["-S", "100000"], "need 200002 update sets; dbgen defines 1000"),
         (["--runs", "600", "-S", "1"], "need 1200 update sets"),
-        (["--query-timeout", "nan"], "--query-timeout must be positive and finite"),
-        (["--query-timeout", "inf"], "--query-timeout must be positive and finite"),
+        (["--query-timeout", "nan"], "--query-timeout must be a finite number, got 'nan'"),
+        (["--query-timeout", "inf"], "--query-timeout must be a finite number, got 'inf'"),
         (["-j", "-1"], "--jobs must be at least 1, not -1"),
         (["-j", "0"], "--jobs must be at least 1, not 0"),
         (["-s", "1e9"], f"SF 1e+09 needs about {DUCKDB_PER_SF:,.1f} GB for the database"),
@@ -62,17 +62,26 @@ def test_the_space_check_can_be_overridden(
     assert "no such directory for the DuckDB file" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("price", "message"),
+    [
+        # each price is readable, their total is not (the sheet's own check)
+        ("1e17", "the prices add up to more than 1,000,000,000,000,000"),
+        # a number no sheet holds (the bounded reader, before the sheet is looked at)
+        ("1e300", "'item.unit_price' must have a magnitude between 1e-30 and 1e18, got 1E+300"),
+    ],
+)
 def test_a_cost_sheet_that_cannot_be_totalled_is_refused_first(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    price: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sheet = tmp_path / "sheet.toml"
     sheet.write_text(
         'currency = "USD"\navailability_date = 2026-11-01\n'
-        '[[item]]\ncategory = "hardware"\ndescription = "x"\nunit_price = 1e300\nquantity = 1\n'
+        f'[[item]]\ncategory = "hardware"\ndescription = "x"\nunit_price = {price}\nquantity = 1\n'
     )
     out = tmp_path / "run"
     code = main(["run", "-s", SF, "-o", str(out), "--cost-sheet", str(sheet)])
     err = capsys.readouterr().err
-    assert code == ExitCode.USER_ERROR
-    assert "the prices add up to more than 1,000,000,000,000,000" in err
+    assert code == ExitCode.USER_ERROR, err
+    assert message in err and err.count("\n") == 1, err
     assert not out.exists()

@@ -118,9 +118,9 @@ def test_a_suite_refuses_a_scale_factor_that_cannot_fit(
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
-        ("scale_factor = inf", "scale_factors must be a finite number"),
-        ("scale_factor = nan", "scale_factors must be a finite number"),
-        ("scale_factor = 0.01\ntelemetry_interval = nan", "telemetry_interval must be a finite"),
+        ("scale_factor = inf", "'scale_factor' must be a finite number, got inf"),
+        ("scale_factor = nan", "'scale_factor' must be a finite number, got nan"),
+        ("scale_factor = 0.01\ntelemetry_interval = nan", "'telemetry_interval' must be a finite"),
     ],
 )
 def test_a_suite_file_with_non_finite_numbers(

@@ -131,7 +131,10 @@ def test_node_study_on_one_two_and_three_nodes(
     assert "limited by" in text
     for k in (1, 2, 3):  # every cluster size's search is kept
         assert O2CResult.read(out / f"nodes-{k}.json").kind == "search"
-    row = next(ln for ln in text.splitlines() if ln.startswith("1 "))
+    lines = text.splitlines()
+    header = next(i for i, ln in enumerate(lines) if ln.startswith("nodes  users found"))
+    row = lines[header + 2]  # under the rule: the one-node row (numbers right-aligned)
+    assert row.split()[0] == "1", row
     assert " 1.00 " in f" {row} "  # the one-node row is the reference
     assert main(["o2c", "cleanup", "-e", first]) == 0
 

@@ -234,6 +234,16 @@ def test_every_string_of_a_document_passes_its_formats_escaper(fmt: str) -> None
         assert "<script>alert(1)</script>" in out  # text is shown as it is, controls gone
 
 
+@pytest.mark.parametrize("fmt", BUILT_IN)
+def test_a_table_with_no_rows_renders_its_header_in_every_format(fmt: str) -> None:
+    """A table left empty by a stopped run (an o2c run whose node was killed) is a header
+    alone, not a crash of the renderer after the measurements were taken."""
+    doc = Document("t")
+    doc.section("Steps", Table(["step", "count"], [], frozenset({1})))
+    out = renderers.render(doc, fmt)
+    assert "step" in out and "count" in out
+
+
 def test_an_unknown_format_is_one_clear_line() -> None:
     with pytest.raises(Exception, match="unknown format 'nope' \\(choose from text, md"):
         renderers.render(_crafted(), "nope")
