@@ -118,6 +118,18 @@ def test_answer_text_round_trip_keeps_nulls_and_leading_blanks() -> None:
     assert 1.0 in shipped_scale_factors()
 
 
+def test_the_shipped_sf10_set_reads_and_names_its_engines() -> None:
+    assert shipped_scale_factors()[:2] == [1.0, 10.0]
+    rows = {q: len(load_answers(q, 10.0)[1]) for q in range(1, 23)}
+    assert rows[1] == 4 and rows[16] == 27840 and rows[18] == 100 and min(rows.values()) == 1
+    assert all(load_answers(q, 10.0)[0] == load_answers(q)[0] for q in (1, 16, 18))
+    assert load_answers(6, 10.0)[1] == [("1230113636.01",)]
+    shipped = Path(__file__).parents[2] / "queries" / "answers" / "sf10"
+    manifest = json.loads((shipped / MANIFEST).read_text())
+    assert manifest["scale_factor"] == 10.0
+    assert [e["engine"] for e in manifest["engines"]] == ["DuckDB", "ClickHouse (chDB)"]
+
+
 @pytest.mark.nightly
 @pytest.mark.timeout(7200)
 def test_validate_duckdb_sf10_against_the_shipped_set(
