@@ -92,6 +92,12 @@ def pooled(results: Sequence[BenchmarkResult]) -> BenchmarkResult:
 #: warning): its name, where a result holds it, its format, what a difference means.
 _Fact = tuple[str, Callable[[BenchmarkResult], Any], str, str]
 _MUST_SHARE: tuple[_Fact, ...] = (
+    (
+        "engines",
+        attrgetter("engine.name"),
+        "",
+        ": a gate judges builds of one engine (dbbench compare compares engines)",
+    ),
     ("scale factors", attrgetter("scale_factor"), "g", ""),
     ("query versions", attrgetter("query_version"), "", ""),
     (
@@ -115,8 +121,6 @@ def comparability(base: BenchmarkResult, cand: BenchmarkResult) -> tuple[list[st
     """(reasons to refuse, warnings) for comparing ``cand`` against ``base``."""
     refuse = _differences(_MUST_SHARE, base, cand)
     warn = _differences(_SHOULD_SHARE, base, cand)
-    if base.engine.name != cand.engine.name:
-        warn.append(f"engines differ ({base.engine.name} vs {cand.engine.name})")
     return refuse, warn
 
 
@@ -202,16 +206,23 @@ def _plans(
     if base.plans is None or cand.plans is None:
         return
     b_recs, c_recs = first_records(base), first_records(cand)
+    params_differ = _seeds(base) != _seeds(cand)
     for change in changes:
         if not change.column.startswith("Q"):
             continue
         q = int(change.column[1:])
         b, c = b_recs.get(q), c_recs.get(q)
         change.plan = verdict(b, c)
+        if change.plan == "plan changed" and params_differ:  # other seeds, other literals
+            change.plan = "parameters differ"
         if change.plan == "plan changed" and b is not None and c is not None:
             change.plan_diff = first_difference(
                 texts[0].texts.get((b.run, b.stream, q)), texts[1].texts.get((c.run, c.stream, q))
             )
+
+
+def _seeds(result: BenchmarkResult) -> list[dict[str, int]]:
+    return [run.seeds for run in result.runs]
 
 
 def _all_failed(result: BenchmarkResult, ok: dict[str, Distribution]) -> set[str]:

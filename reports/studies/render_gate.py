@@ -56,7 +56,7 @@ def _plan_diffs(g: GateResult) -> list[tuple[str, list[str]]]:
 def _worst(c: Change) -> str:
     what = _pct(c) if c.ratio is not None else c.verdict
     return f"{c.column} {what}" + (
-        f" ({c.plan})" if c.plan in ("same plan", "plan changed") else ""
+        f" ({c.plan})" if c.plan in ("same plan", "plan changed", "parameters differ") else ""
     )
 
 

@@ -55,8 +55,8 @@ class Landscape:
     rows: list[Row]
     baseline: str
     warnings: list[str]
-    #: column -> per local row: (spec-rounded seconds, full-resolution seconds, ratio of the
-    #: full-resolution times to the first local row's)
+    #: column -> per local row: (spec-rounded seconds, full-resolution seconds, speed-up: the
+    #: first local row's full-resolution time / this row's; above 1 faster)
     ratios: list[tuple[str, list[tuple[float | None, float | None, float | None]]]]
     ratio_labels: list[str] = field(default_factory=list)  # the local rows of ``ratios``
 
@@ -191,7 +191,7 @@ def build_landscape(rows: list[Row], sort: str = "qphh", force: bool = False) ->
         for col in COLUMNS:
             cells = [
                 (r.power_times.get(col), r.power_exact.get(col),
-                 _ratio(r.power_exact.get(col), ref.get(col)))
+                 _ratio(ref.get(col), r.power_exact.get(col)))
                 for r in local
             ]  # fmt: skip
             ratios.append((col, cells))

@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from dbbench.reports.tpch import metrics
+from dbbench.reports.tpch import metrics, priced
 from dbbench.reports.tpch.analysis import RunSummary, summarise_run
 from dbbench.reports.tpch.compliance import evaluate, messages
 from dbbench.reports.tpch.costsheet import CostSheet
 from dbbench.reports.tpch.model import BenchmarkResult, Compliance
 from dbbench.reports.tpch.plans import QueryPlan, query_plans, read_texts
+from dbbench.reports.tpch.reasons import reason
 from dbbench.reports.tpch.redact import redact_result
 
 DISCLOSURE = (
@@ -124,6 +125,10 @@ def build_report(
     if runs is None or clean.runs is not result.runs or len(runs) != len(clean.runs):
         runs = [summarise_run(run, clean.scale_factor) for run in clean.runs]
     compliance = evaluate(clean, runs)
+    differs = priced.mismatches(clean.system, cost_sheet) if cost_sheet else []
+    if differs:  # a price of another system: a warning everywhere, never compliant
+        extra = [reason("priced-differs", what=w) for w in differs]
+        compliance = Compliance(False, [*compliance.reasons, *extra])
     reported, note = _reported(runs)
     qphh = reported.qphh if reported else None
     memory, memory_pct = _memory(clean, cost_sheet)
@@ -156,7 +161,7 @@ def build_report(
         load_time=_load_time(clean),
         streams=clean.streams,
     )
-    notes = [p for r in runs for p in r.problems]
+    notes = [f"warning: {w}" for w in differs] + [p for r in runs for p in r.problems]
     if cost_sheet is None:
         notes.append("no cost sheet given: price, $/QphH and storage ratio are not reported")
     texts = read_texts(result, source)
