@@ -20,6 +20,8 @@ from dbbench.reports.tpch.model import BenchmarkResult, Compliance
 from dbbench.reports.tpch.plans import QueryPlan, query_plans, read_texts
 from dbbench.reports.tpch.reasons import reason
 from dbbench.reports.tpch.redact import redact_result
+from dbbench.reports.tpch.settings import SettingRow, setting_rows
+from dbbench.reports.tpch.telemetry import summarise as summarise_telemetry
 
 DISCLOSURE = (
     "These results are derived from the TPC-H benchmark and are not comparable with "
@@ -62,6 +64,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
     disclosure: str = DISCLOSURE
     plans: list[QueryPlan] = field(default_factory=list)  # each query's plan (texts read)
+    settings: list[SettingRow] = field(default_factory=list)  # the engine's, marked
 
     @property
     def reasons(self) -> list[str]:
@@ -162,13 +165,24 @@ def build_report(
         streams=clean.streams,
     )
     notes = [f"warning: {w}" for w in differs] + [p for r in runs for p in r.problems]
+    tel = summarise_telemetry(clean)
+    if tel is not None and tel.busy:  # noise of other work: the timings are suspect
+        notes = [f"HOST BUSY: {b}" for b in tel.busy] + notes
     if cost_sheet is None:
         notes.append("no cost sheet given: price, $/QphH and storage ratio are not reported")
     texts = read_texts(result, source)
     if texts.note is not None:
         notes.append(texts.note)
     plans = query_plans(result, texts)
-    return Report(clean, headline, runs, compliance, cost_sheet, notes, plans=plans)
+    settings = setting_rows(clean, cost_sheet)
+    unpriced = [r.name for r in settings if r.priced == "UNPRICED"]
+    if unpriced:
+        notes.insert(
+            0, f"warning: the cost sheet does not name the URL settings {', '.join(unpriced)}"
+        )
+    return Report(
+        clean, headline, runs, compliance, cost_sheet, notes, plans=plans, settings=settings
+    )
 
 
 def database_label(name: str, version: str) -> str:
