@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import math
-from html import unescape
 import statistics
+from html import unescape
 from pathlib import Path
 
 import pytest
