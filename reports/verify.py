@@ -31,6 +31,7 @@ from dbbench.reports.o2c.model import O2CResult, o2c_status
 from dbbench.reports.provenance import Provenance, provenance_of, result_file, sidecar_hash
 from dbbench.reports.tpch.analysis import RunSummary, summarise_run
 from dbbench.reports.tpch.compliance import evaluate
+from dbbench.reports.tpch.journal_check import journal_problems
 from dbbench.reports.tpch.metrics import lower_qphh
 from dbbench.reports.tpch.model import NOT_EVALUATED, BenchmarkResult
 
@@ -308,6 +309,11 @@ def verify_loaded(
             verdict.runs = summaries(result)
             verdict.figures = _finite(tpch_figures(result, verdict.runs))
             verdict.problems.extend(_tpch_problems(result, verdict.runs))
+            run_dir = verdict.path if verdict.path.is_dir() else verdict.path.parent
+            named = {p.field for p in verdict.problems}  # one line per field: the file's own first
+            verdict.problems.extend(
+                Problem(f, m) for f, m in journal_problems(result, run_dir) if f not in named
+            )
         else:
             verdict.figures = figures_of(result)
             if isinstance(result, O2CResult):
