@@ -51,6 +51,9 @@ class Change:
     verdict: Verdict
     plan: PlanVerdict | None = None  # queries: whether the two results planned it alike
     plan_diff: list[str] = field(default_factory=list)  # the first differing plan lines
+    #: where the noise, not the threshold, set the band: about how many samples per side
+    #: would bring the noise under the threshold (the band shrinks as 1/sqrt(n))
+    needed: int | None = None
 
     @property
     def percent(self) -> float | None:
@@ -150,11 +153,15 @@ def _judge(
     band = max(limit, noise)
     delta = cand.median - base.median
     verdict: Verdict = "unchanged"
+    needed = None
+    if limit > 0 and noise > limit:
+        n = min(base.n, cand.n)
+        needed = max(n + 1, math.ceil(n * (noise / limit) ** 2))
     if ratio > 1.0 + band and cand.p25 > base.p75 and delta > min_delta:
         verdict = "regressed"
     elif ratio < 1.0 / (1.0 + band) and cand.p75 < base.p25 and -delta > min_delta:
         verdict = "improved"
-    return Change(cand.column, base, cand, ratio, noise, verdict)
+    return Change(cand.column, base, cand, ratio, noise, verdict, needed=needed)
 
 
 def gate(
