@@ -256,12 +256,15 @@ def _landscape(comparison: Comparison) -> None:
 # ---------------------------------------------------------------- rendering
 
 
+PALETTE = 12  # distinct entry colours of report.css (.e0 .. .e11)
+
+
 def speedup_svg(comparison: Comparison) -> str:
     """Per query, one bar per entry: its speed-up against the baseline on a log2 axis."""
     n = len(comparison.entries)
     if not comparison.queries or n == 0:
         return ""
-    width, left, right, top, row = 900, 60, 20, 20, 6 * n + 6
+    width, left, right, top, row = 900, 60, 20, 20, 9 * n + 6
     height = top + row * len(comparison.queries) + 30
     span = 3.0  # 1/8x .. 8x
 
@@ -292,11 +295,20 @@ def speedup_svg(comparison: Comparison) -> str:
             if s is None:
                 continue
             x0, x1 = sorted((x(1.0), x(s)))
+            y = y0 + 3 + i * 9
+            clipped = abs(math.log2(s)) > span
             out.append(
-                f'<rect x="{x0:.1f}" y="{y0 + 3 + i * 6:.1f}" width="{max(x1 - x0, 1):.1f}" '
-                f'height="5" class="e{i % 6}"><title>{escape(comparison.entries[i].label)} '
+                f'<rect x="{x0:.1f}" y="{y:.1f}" width="{max(x1 - x0, 1):.1f}" '
+                f'height="7" class="e{i % PALETTE}{" clipped" if clipped else ""}">'
+                f"<title>{escape(comparison.entries[i].label)} "
                 f"{escape(q.column)}: {s:.2f}x</title></rect>"
             )
+            if clipped:  # beyond the axis: the bar ends at its edge, its value written there
+                tx, anchor = (x1 - 2, "end") if s > 1 else (x0 + 2, "start")
+                out.append(
+                    f'<text x="{tx:.1f}" y="{y + 6.5:.1f}" text-anchor="{anchor}" '
+                    f'class="clip">{s:,.3g}x</text>'
+                )
     out.append("</svg>")
     return "".join(out)
 

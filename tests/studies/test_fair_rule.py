@@ -160,3 +160,28 @@ def test_a_verdict_names_no_winner_when_the_interval_spans_one() -> None:
     assert fair.headline[1].low is not None and fair.headline[1].low < 1 < fair.headline[1].high  # type: ignore[operator]
     assert "not distinguishable from a" in fair.verdict(1)
     assert "faster than" not in fair.verdict(1) and "slower than" not in fair.verdict(1)
+
+
+def test_the_speedup_chart_tells_twelve_entries_apart_and_marks_clipped_bars(
+    tmp_path: Path,
+) -> None:
+    import re
+
+    from dbbench.reports.studies.suite import build_comparisons, speedup_svg
+    from dbbench.reports.templating import environment
+
+    index = SuiteIndex("suite.toml", "e0")
+    for n in range(13):
+        name = f"e{n}"
+        (make_result() if n < 12 else _slow(20.0)).write(tmp_path / name / "result.json")
+        index.entries.append(EntryRecord(name, "duckdb", 1.0, 1, name, status="ok"))
+    (c,) = build_comparisons(tmp_path, index)
+    svg = speedup_svg(c)
+    classes = re.findall(r'<rect [^>]*class="(e\d+)', svg)
+    assert sorted(set(classes), key=lambda k: int(k[1:])) == [f"e{i}" for i in range(12)]
+    css = environment().get_template("report.css").render()
+    fills = {
+        re.search(rf"\.chart \.e{i}\b[^{{]*{{ fill: (#[0-9a-f]+)", css).group(1) for i in range(12)
+    }  # type: ignore[union-attr]
+    assert len(fills) == 12  # twelve distinct colours
+    assert svg.count('class="e0 clipped"') == 22 and svg.count(">0.05x</text>") == 22
