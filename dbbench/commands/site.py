@@ -12,9 +12,35 @@ from dbbench.errors import ExitCode
 from dbbench.reports import escape
 
 
+def _expanded(paths: list[Path]) -> list[Path]:
+    """The results to check: a run directory (or file) as given; a suite folder
+    (``suite.json``): its entries' run directories; a folder of results: each sub-folder
+    holding a result or a journal."""
+    from dbbench.reports.model import JOURNAL_FILE, RESULT_FILE
+    from dbbench.reports.studies.suite import INDEX_FILE, SuiteIndex
+
+    out: list[Path] = []
+    for path in paths:
+        if not path.is_dir() or (path / RESULT_FILE).exists() or (path / JOURNAL_FILE).exists():
+            out.append(path)
+        elif (path / INDEX_FILE).is_file():
+            out += [path / e.run_dir for e in SuiteIndex.read(path).entries]
+        else:
+            found = sorted(
+                d
+                for d in path.iterdir()
+                if d.is_dir() and ((d / RESULT_FILE).exists() or (d / JOURNAL_FILE).exists())
+            )
+            out += found or [path]
+    return out
+
+
 def verify_command(
     results: Annotated[
-        list[Path], typer.Argument(help="Result files or run directories to check.")
+        list[Path],
+        typer.Argument(
+            help="Result files, run directories, suite folders or folders of run directories."
+        ),
     ],
     manifest: Annotated[
         Path | None,
@@ -50,9 +76,10 @@ def verify_command(
         raise ReportsError("--against names the reference engine of --answers: add --answers")
     from dbbench.reports.verify import read_manifest, verify
 
-    if expected is not None and len(results) != 1:
+    if expected is not None and (len(results) != 1 or len(_expanded(results)) != 1):
         raise ReportsError("--sha256 names the hash of one result: give exactly one")
     entries = read_manifest(manifest) if manifest is not None else None
+    results = _expanded(results)
     failed = 0
     for path in results:
         verdict = verify(path, entries, expected)
