@@ -109,9 +109,8 @@ class Fair:
         """The headline sentence of entry ``i``: a winner only where the interval says so."""
         label, h = self.labels[i], self.headline[i]
         if self.not_comparable:
-            return (
-                f"{label}: not comparable with {self.baseline} ({'; '.join(self.not_comparable)})"
-            )
+            why = "; ".join(self.not_comparable)
+            return f"{label}: not comparable with {self.baseline} ({why}): no winner named"
         note = " (invalid: penalties charged)" if self.invalid[i] or self.invalid[0] else ""
         if h.value is None:
             return f"{label}: no speed-up (no query measured)"
@@ -210,6 +209,19 @@ def interval(logs: Sequence[float]) -> Ratio:
         return Ratio(math.exp(mean))
     half = t95(len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
     return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half))
+
+
+def differences(results: Sequence[BenchmarkResult]) -> list[str]:
+    """Why these results' per-query times do not measure the same thing: other kit
+    versions, or other substitution parameters (the power test's seed)."""
+    out = []
+    kits = sorted({r.kit_version for r in results})
+    if len(kits) > 1:
+        out.append(f"kit versions differ ({', '.join(kits)})")
+    seeds = sorted({str(r.runs[0].seeds.get("0")) for r in results if r.runs})
+    if len(seeds) > 1:
+        out.append(f"substitution parameters differ (power-test seeds {', '.join(seeds)})")
+    return out
 
 
 _REPETITION = re.compile(r"-r\d+$")

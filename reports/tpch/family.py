@@ -89,7 +89,7 @@ def _fair(items: list[tuple[str, Any]], landscape: Landscape) -> fair.Fair | Non
     built = fair.build(groups)
     built.not_comparable = [
         w.removeprefix("NOT COMPARABLE: ") for w in landscape.warnings if "NOT COMPARABLE" in w
-    ]
+    ] + fair.differences([r for _, reps in groups for r in reps])
     return built
 
 

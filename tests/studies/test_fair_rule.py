@@ -185,3 +185,17 @@ def test_the_speedup_chart_tells_twelve_entries_apart_and_marks_clipped_bars(
     }  # type: ignore[union-attr]
     assert len(fills) == 12  # twelve distinct colours
     assert svg.count('class="e0 clipped"') == 22 and svg.count(">0.05x</text>") == 22
+
+
+def test_other_parameters_or_kits_name_no_winner(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = _slow(2.0)
+    for run in other.runs:
+        run.seeds = {k: v + 7 for k, v in run.seeds.items()}
+    make_result().write(tmp_path / "a" / "result.json")
+    other.write(tmp_path / "b" / "result.json")
+    assert dbbench("compare", str(tmp_path / "a"), str(tmp_path / "b"), "-f", "json") == 0
+    verdict = json.loads(capsys.readouterr().out)["speedups"]["entries"][1]["verdict"]
+    assert "not comparable" in verdict and "substitution parameters differ" in verdict
+    assert "no winner" in verdict and "slower than" not in verdict
