@@ -48,6 +48,7 @@ class Row:
     power_exact: dict[str, float] = field(default_factory=dict)  # full resolution
     relative_qphh: float | None = None
     relative_throughput: float | None = None
+    busy: list[str] = field(default_factory=list)  # the report's HOST BUSY notes
 
 
 @dataclass
@@ -95,6 +96,7 @@ def row_from_report(label: str, report: Report) -> Row:
         query_version=res.query_version,
         power_times=dict(run.power_times) if run else {},
         power_exact=dict(run.power_exact) if run else {},
+        busy=[n.removeprefix("HOST BUSY: ") for n in report.notes if n.startswith("HOST BUSY")],
     )
 
 
@@ -152,6 +154,8 @@ def _problems(rows: list[Row]) -> tuple[list[str], list[str]]:
             warn.append(f"{r.label} is not compliant (see its report for the reasons)")
         if r.qphh is None:
             warn.append(f"{r.label} has no QphH: a run has failed or missing intervals")
+        if r.busy:
+            warn.append(f"HOST BUSY: {r.label}: {'; '.join(r.busy)}: its times are suspect")
     return refuse, warn
 
 

@@ -124,3 +124,41 @@ def test_a_busy_host_is_flagged_in_the_report() -> None:
         cpu_kit=[58.0] * n,
     )
     assert not any("HOST BUSY" in n for n in build_report(quiet).notes)
+
+
+def test_a_busy_host_is_flagged_in_compare_and_the_suite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from reports_fixtures import T0
+
+    from dbbench.reports.studies.suite import EntryRecord, SuiteIndex, write_suite_reports
+    from dbbench.reports.tpch.model import Telemetry
+
+    busy = make_result()
+    n = 300
+    busy.telemetry = Telemetry(
+        cores=2,
+        t_start=T0 + 99,
+        t=[T0 + 100 + 10 * i for i in range(n)],
+        cpu_user=[50.0] * n,
+        cpu_system=[10.0] * n,
+        cpu_iowait=[0.0] * n,
+        mem_used=[2**30] * n,
+        load1=[9.0] * n,
+        cpu_steal=[0.0] * n,
+        cpu_kit=[58.0] * n,
+    )
+    busy.write(tmp_path / "busy" / "result.json")
+    make_result().write(tmp_path / "quiet" / "result.json")
+    for fmt in ("text", "md", "html", "json"):
+        args = [str(tmp_path / "quiet"), str(tmp_path / "busy"), "-f", fmt]
+        assert dbbench("compare", *args, "-o", str(tmp_path / f"c.{fmt}")) == 0
+        assert (
+            "HOST BUSY: busy: host busy during run 1 power" in (tmp_path / f"c.{fmt}").read_text()
+        )
+    capsys.readouterr()
+    index = SuiteIndex("suite.toml", "quiet")
+    index.entries = [EntryRecord(n, "duckdb", 1.0, 1, n, "ok") for n in ("quiet", "busy")]
+    index.write(tmp_path)
+    for path in write_suite_reports(tmp_path):
+        assert "HOST BUSY: busy" in path.read_text(), path.name
