@@ -65,6 +65,10 @@ def test_twelve_results_are_readable_at_1280_px(
     width = "document.documentElement.scrollWidth <= window.innerWidth"
     assert page.evaluate(width), "the index overflows 1280 px"
     ids = [page.locator("#landscape tbody tr").nth(i).get_attribute("data-id") for i in range(12)]
+    first = page.locator("#landscape tbody tr").first.locator("td[data-key=id] a")
+    name = first.text_content() or ""
+    assert any(name.startswith(e + " ") for e in ENGINES) and " host-" in name  # not a hash
+    assert (first.get_attribute("title") or "").startswith("result ")
     assert errors == []
     page.close()
     page, _, errors = _open(browser, f"{root}/queries.html#ids={','.join(map(str, ids))}")

@@ -18,8 +18,18 @@
     a.href = href;
     return a;
   }
+  // a result is named by what it is (engine, version, machine), its hash kept as the title
+  function resultName(row) {
+    const parts = [row.engine, row.version, row.system].filter(function (p) {
+      return p !== undefined && p !== null && p !== "";
+    });
+    return parts.length ? parts.join(" ") : String(row.id);
+  }
   function resultLink(row) {
-    return ID.test(row.id) ? link(row.id, ROOT + "r/" + row.id + ".html") : el("span", row.id);
+    const e = ID.test(row.id) ? link(resultName(row), ROOT + "r/" + row.id + ".html") :
+      el("span", resultName(row));
+    e.title = "result " + row.id;
+    return e;
   }
   // numbers for people: thousands separators, four significant digits below 100, one
   // decimal above (a raw float such as 14.624749827999949 never reaches the page)
