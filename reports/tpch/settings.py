@@ -12,6 +12,7 @@ from dbbench.reports.tpch.costsheet import CostSheet
 from dbbench.reports.tpch.model import BenchmarkResult
 
 _OPTION = re.compile(r"(?:-c\s*|--)([A-Za-z_][\w.]*)=")
+_INIT = re.compile(r"(?:^|,)\s*(?:SET\s+)?(?:SESSION\s+|@@(?:session\.)?)?([A-Za-z_]\w*)\s*=", re.I)
 
 
 @dataclass(frozen=True)
@@ -23,16 +24,19 @@ class SettingRow:
 
 
 def url_settings(url: str) -> set[str]:
-    """The setting names an engine URL's query gives: its keys, and PostgreSQL's
-    ``options=-c name=value`` (or ``--name=value``) inside ``options``."""
+    """The setting names an engine URL's query gives: its keys, PostgreSQL's
+    ``options=-c name=value`` (or ``--name=value``) and MariaDB's ``init_command=SET SESSION
+    name=value, ...``."""
     try:
         query = urlsplit(url).query
     except ValueError:
         return set()
     names = set()
     for key, value in parse_qsl(query, keep_blank_values=True):
-        if key == "options":
+        if key == "options":  # PostgreSQL's -c name=value
             names |= set(_OPTION.findall(value))
+        elif key == "init_command":  # MySQL/MariaDB's SET SESSION name=value, ...
+            names |= set(_INIT.findall(value))
         else:
             names.add(key)
     return names

@@ -162,3 +162,18 @@ def test_a_busy_host_is_flagged_in_compare_and_the_suite(
     index.write(tmp_path)
     for path in write_suite_reports(tmp_path):
         assert "HOST BUSY: busy" in path.read_text(), path.name
+
+
+@pytest.mark.mariadb
+def test_a_mariadb_url_setting_is_in_the_settings_table(mariadb_base_url: str) -> None:
+    sep = "&" if "?" in mariadb_base_url else "?"
+    url = f"{mariadb_base_url}{sep}init_command=SET%20SESSION%20max_join_size%3D1000000"
+    engine = open_engine(url)
+    try:
+        settings = engine.settings()
+    finally:
+        engine.close()
+    assert settings["max_join_size"] == "1000000"  # not in the disclosed list: a non-default
+    assert "character_set_client" not in settings  # the driver's own
+    md = _report_with(url, settings, "md")
+    assert "| max\\_join\\_size | 1000000 | URL | UNPRICED |" in md
