@@ -160,7 +160,9 @@ class Fair:
 
 
 def sample(result: BenchmarkResult) -> Sample:
-    """The power-test seconds of each query (median over the runs) and every failed query."""
+    """The power-test seconds of each query (median over the runs) and every failed query; a
+    query the power test never finished (a stopped run, a failed benchmark) counts as failed:
+    it is charged, never left out."""
     times: dict[str, list[float]] = {}
     failed: set[str] = set()
     for run in result.runs:
@@ -172,6 +174,7 @@ def sample(result: BenchmarkResult) -> Sample:
                 failed.add(col)
             elif iv.phase == "power":
                 times.setdefault(col, []).append(iv.seconds)
+    failed |= {c for c in QUERY_COLUMNS if c not in times}
     timeout = result.config.get("query_timeout")
     ok_timeout = float(timeout) if isinstance(timeout, int | float) and timeout > 0 else None
     return Sample(

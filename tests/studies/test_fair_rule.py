@@ -199,3 +199,13 @@ def test_other_parameters_or_kits_name_no_winner(
     verdict = json.loads(capsys.readouterr().out)["speedups"]["entries"][1]["verdict"]
     assert "not comparable" in verdict and "substitution parameters differ" in verdict
     assert "no winner" in verdict and "slower than" not in verdict
+
+
+def test_a_query_a_stopped_run_never_ran_is_charged_too() -> None:
+    stopped = make_result()
+    for run in stopped.runs:
+        run.intervals = [iv for iv in run.intervals if iv.query != 21]  # stopped before Q21
+    fair = build([("base", [make_result()]), ("stopped", [stopped])])
+    q21 = next(q for q in fair.queries if q.column == "Q21")
+    assert q21.penalised == [False, True] and q21.seconds[1] == pytest.approx(3 * 3.1)
+    assert fair.invalid == [False, True] and len(fair.queries) == 22
