@@ -282,6 +282,8 @@ def text_lines(fair: Fair, markdown: bool = False) -> list[str]:
         "Speed-up against the baseline over Q1-Q22 (power test; "
         f"{fair.direction}; 95 % interval over independent repetitions in brackets)",
         f"Failures: {fair.rule}.",
+        "Times: the median over the repetitions; speed-ups: the geometric mean of each "
+        "repetition's ratio to the baseline's repetition run next to it.",
     ]
     if fair.missing:
         out.append(f"Not in the baseline, left out for all: {', '.join(fair.missing)}.")
@@ -353,7 +355,9 @@ def html(fair: Fair) -> str:
     return (
         '<section class="fair"><h2>Speed-up against the baseline over Q1-Q22</h2>'
         f"<p>Power test; {h(fair.direction)}; 95 % interval over independent repetitions "
-        f"in brackets. Failures: {h(fair.rule)}.</p>{missing}"
+        f"in brackets. Failures: {h(fair.rule)}. Times: the median over the repetitions; "
+        "speed-ups: the geometric mean of each repetition's ratio to the baseline's repetition "
+        f"run next to it.</p>{missing}"
         f'<ul class="verdict">{verdicts}</ul>'
         f'<div class="wide"><table><tr><th>Query</th>{head}</tr>{"".join(rows)}'
         f"<tr><td>geo. mean</td>{geo}</tr><tr><td>status</td>{status}</tr></table></div>"
