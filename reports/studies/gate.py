@@ -198,6 +198,11 @@ def gate(
         elif b is not None or c is not None:
             changes.append(_judge(b, c, threshold / 100.0, min_delta))
     _plans(base, cand, changes, texts or (PlanTexts(), PlanTexts()))
+    lacking = [side for side, r in (("baseline", base), ("candidate", cand)) if r.plans is None]
+    if lacking:  # said once: no query's verdict can say whether its plan changed
+        warnings.append(
+            f"timings compared without plans (the {' and the '.join(lacking)} captured none)"
+        )
     ratios = [ch.ratio for ch in changes if ch.ratio is not None and 0 < ch.ratio < math.inf]
     geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
     return GateResult(threshold, changes, geo, warnings)

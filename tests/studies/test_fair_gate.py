@@ -39,3 +39,13 @@ def test_a_noisy_query_gets_the_samples_that_would_resolve_it() -> None:
     assert f"{change.needed} per side" in text
     quiet = gate(result_with({1: [1.0] * 4}), result_with({1: [1.0] * 4}), threshold=10)
     assert quiet.changes[0].needed is None
+
+
+def test_timings_without_plans_are_said_once() -> None:
+    g = gate(result_with({1: [1.0]}), result_with({1: [1.0]}))
+    notes = [w for w in g.warnings if "without plans" in w]
+    assert notes == [
+        "timings compared without plans (the baseline and the candidate captured none)"
+    ]
+    planned = gate(_planned("a" * 64, 1), _planned("a" * 64, 1))  # type: ignore[arg-type]
+    assert not any("without plans" in w for w in planned.warnings)
