@@ -50,6 +50,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
 }
 _MODULE_OF = {command: module for module, names in COMMAND_MODULES.items() for command in names}
 
+
 class _Interrupted(Exception):
     """A KeyboardInterrupt (Ctrl-C, or SIGTERM by the one signal path) that no command
     caught, carried past typer, which would turn it into a silent ``Exit(130)``."""
