@@ -9,7 +9,10 @@ from dbbench.reports.document import Document
 from dbbench.reports.family import CompareContext, Family, RenderOptions
 from dbbench.reports.hammerdb.compare import render_section
 from dbbench.reports.hammerdb.document import hammerdb_document
+from dbbench.reports.hammerdb.job_report import hammerdb_job_report
 from dbbench.reports.hammerdb.model import HammerDBResult
+from dbbench.reports.hammerdb.site import SITE
+from dbbench.reports.hammerdb.verify import check
 from dbbench.reports.tpch.model import SCHEMA_NAME, BenchmarkResult
 
 
@@ -27,6 +30,9 @@ def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareCont
 
 
 FAMILY = Family(
+    job_report=hammerdb_job_report,
+    verify=check,
+    site=SITE,
     model=HammerDBResult,
     renderers={},  # every format renders its document
     document=document,

@@ -12,6 +12,8 @@ from dbbench.reports.document import Document
 from dbbench.reports.family import CompareContext, Family, RenderOptions
 from dbbench.reports.mixed.document import mixed_document, render_compare
 from dbbench.reports.mixed.model import MixedResult
+from dbbench.reports.mixed.site import SITE
+from dbbench.reports.mixed.verify import check
 from dbbench.reports.model import JOURNAL_FILE
 from dbbench.reports.tpch.model import INTERVAL_EVENTS, Interval
 from dbbench.reports.tpch.recovery import read_events
@@ -54,6 +56,8 @@ def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareCont
 
 
 FAMILY = Family(
+    verify=check,
+    site=SITE,
     model=MixedResult,
     renderers={},  # every format renders its document
     document=document,

@@ -10,7 +10,10 @@ from dbbench.reports.document import Document
 from dbbench.reports.family import CompareContext, Family, RenderOptions
 from dbbench.reports.o2c.compare import render_landscape
 from dbbench.reports.o2c.document import o2c_document
+from dbbench.reports.o2c.job_report import o2c_job_report
 from dbbench.reports.o2c.model import O2CResult
+from dbbench.reports.o2c.site import SITE
+from dbbench.reports.o2c.verify import check
 
 
 def read(path: Path, data: Any) -> tuple[O2CResult, str | None]:
@@ -28,6 +31,9 @@ def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareCont
 
 
 FAMILY = Family(
+    job_report=o2c_job_report,
+    verify=check,
+    site=SITE,
     model=O2CResult,
     renderers={},  # every format renders its document
     document=document,

@@ -131,3 +131,50 @@ def test_a_toy_family_from_an_entry_point_is_reported_and_compared_with_no_other
         assert page.count("</body>") == 1
         assert page.index("Toy counts") < page.index("</body>")
         assert "landscape" in page.lower() and "toy&lt;b&gt;" not in page  # labels only
+
+
+def _manifest(site: Path) -> list[dict[str, object]]:
+    entries = json.loads((site / "manifest.json").read_text())["results"]
+    assert isinstance(entries, list)
+    return entries
+
+
+def _page_data(page: Path) -> dict[str, object]:
+    text = page.read_text()
+    start = text.index('id="site-data">') + len('id="site-data">')
+    data = json.loads(text[start : text.index("</script>", start)])
+    assert isinstance(data, dict)
+    return data
+
+
+def test_a_toy_family_is_verified_and_shown_on_the_site_with_no_other_edit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The toy family declares a check and no site view: ``verify`` recomputes its figure,
+    ``site`` gives it a page of its own (the default table of its figures), linked from the
+    index's navigation, its row linking the result's page, raw copy and full report."""
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    new = _toy(inputs, "new", 2, 4000)
+    broken = json.loads(new.read_text()) | {"seconds": 0.0}
+    (tmp_path / "broken.json").write_text(json.dumps(broken))
+    with installed(tmp_path / "dist"):
+        assert main(["verify", str(new)]) == 0
+        assert f"{new}: ok sha256:" in capsys.readouterr().out
+        assert main(["verify", str(tmp_path / "broken.json")]) == ExitCode.USER_ERROR
+        assert "seconds: 0 s is not a time" in capsys.readouterr().err
+        site = tmp_path / "site"
+        assert main(["site", str(inputs), "-o", str(site)]) == 0
+        capsys.readouterr()
+    [entry] = _manifest(site)
+    assert entry["family"] == "dbbench-toy-result" and entry["kit_version"] == "0"
+    assert entry["figures"] == {"per_second": 2000.0}
+    rid = entry["id"]
+    assert 'href="toy.html"' in (site / "index.html").read_text()
+    data = _page_data(site / "toy.html")
+    [row] = data["rows"]  # type: ignore[misc]
+    assert row["id"] == rid and row["per_second"] == 2000.0 and row["engine"] == "toy<b>new"
+    assert ["per_second", "per second", True] in data["columns"]  # type: ignore[operator]
+    links = _page_data(site / "r" / f"{rid}.html")["links"]
+    assert ["full report", f"{rid}.report.html"] in links  # type: ignore[operator]
+    assert "toy&lt;b&gt;new toy" in (site / "r" / f"{rid}.report.html").read_text()

@@ -1,0 +1,119 @@
+"""The TPC-H family's page of the static site: its row (published records' too) and its full
+report made from the run summaries ``verify`` computed already."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dbbench.reports.family import Checked, Row, SitePage, SiteView
+from dbbench.reports.site.rows import row_date
+from dbbench.reports.tpch.model import BenchmarkResult
+from dbbench.reports.tpch.published import PublishedResult
+from dbbench.reports.tpch.verify import reported_run
+
+
+def tpch_row(result: BenchmarkResult, checked: Checked) -> Row:
+    best = reported_run(checked.runs)
+    shown = best or (checked.runs[0] if checked.runs else None)
+    queries = {}
+    if shown is not None:
+        queries = {c[1:]: v for c, v in shown.power_exact.items() if c.startswith("Q")}
+    s, e = result.system, result.engine
+    return {
+        "system": s.hostname,
+        "cpu": s.cpu_model,
+        "cores": s.cores,
+        "engine": e.name,
+        "version": e.version,
+        "sf": result.scale_factor,
+        "streams": result.streams,
+        "qphh": checked.figures.get("qphh"),
+        "power": checked.figures.get("power"),
+        "throughput": checked.figures.get("throughput"),
+        "price": None,
+        "storage": None,
+        "load": result.load.seconds if result.load and not result.load.reused else None,
+        "compliant": result.compliance.compliant,
+        "status": result.status,
+        "date": row_date(result.created),
+        "kit": result.kit_version,
+        "published": False,
+        "queries": queries,
+    }
+
+
+def published_row(record: PublishedResult) -> Row:
+    return {
+        "system": record.system,
+        "cpu": record.processor,
+        "cores": record.cores,
+        "engine": record.database,
+        "version": "",
+        "sf": record.scale_factor,
+        "streams": record.streams,
+        "qphh": record.qphh,
+        "power": record.power,
+        "throughput": record.throughput,
+        "price": None if record.price_performance is None else float(record.price_performance),
+        "storage": None,
+        "load": None,
+        "compliant": True,
+        "status": "published",
+        "date": record.availability_date.isoformat() if record.availability_date else "",
+        "kit": "",
+        "published": True,
+        "queries": {},
+    }
+
+
+def report(result: BenchmarkResult, checked: Checked) -> str:
+    """The full HTML report, from the run summaries verify made."""
+    from dbbench.reports.tpch.render import render_html
+    from dbbench.reports.tpch.summary import build_report
+
+    return render_html(build_report(result, runs=checked.runs or None))
+
+
+def _without_queries(rows: list[Row]) -> list[Row]:
+    return [{k: v for k, v in row.items() if k != "queries"} for row in rows]
+
+
+def _landscape(rows: list[Row]) -> dict[str, Any]:
+    return {"rows": _without_queries(rows)}
+
+
+def _queries(rows: list[Row]) -> dict[str, Any]:
+    return {"rows": rows}
+
+
+def _history(rows: list[Row]) -> dict[str, Any]:
+    return {"rows": [r for r in _without_queries(rows) if not r["published"]]}
+
+
+SITE = SiteView(
+    view="tpch",
+    nav="TPC-H",
+    title="TPC-H landscape",
+    note="Every TPC-H result; filter, sort by any column, pick results for the per-query view.",
+    row=tpch_row,
+    report=report,
+    order=0,
+    data=_landscape,
+    more=(
+        SitePage(
+            "queries",
+            "Per query",
+            "Per-query times",
+            "Power-test times of the reported run, relative to the best of the picked results "
+            "(one scale factor at a time).",
+            _queries,
+        ),
+        SitePage(
+            "history",
+            "History",
+            "History",
+            "The same engine, machine and scale factor over time (kit and engine versions).",
+            _history,
+        ),
+    ),
+)
