@@ -120,11 +120,14 @@ def _report_html(found: Found, checked: Checked) -> str | None:
         html = view.report(found.result, checked)
     else:
         html = found.family.render(found.result, "html")
-    head = html.find("<head>")
-    if head < 0:
-        return None
     meta = f'<meta http-equiv="Content-Security-Policy" content="{REPORT_CSP}">'
-    return html[: head + 6] + meta + html[head + 6 :]
+    head = html.find("<head>")
+    if head >= 0:
+        return html[: head + 6] + meta + html[head + 6 :]
+    start = re.search(r"<html\b[^>]*>", html, re.IGNORECASE)  # a page without a head: one
+    if start is None:
+        return None
+    return html[: start.end()] + f"<head>{meta}</head>" + html[start.end() :]
 
 
 def _prepare(out: Path, force: bool) -> Path:
@@ -490,7 +493,7 @@ def _result_page(rid: str, row: rows.Row, report: bool, item: Found) -> str:
         links.insert(0, ["full report", f"{rid}.report.html"])
     data = {"row": _without_queries(row), "queries": row.get("queries", {}), "links": links}
     return _fill(
-        _page_parts(),
+        _page_parts(_nav()),
         title=str(escape(f"Result {rid}")),
         note=str(escape(f"Verified: figures follow from the measurements; sha256 {row['hash']}.")),
         data=str(embed(data)),
@@ -498,8 +501,9 @@ def _result_page(rid: str, row: rows.Row, report: bool, item: Found) -> str:
 
 
 @cache
-def _page_parts() -> tuple[str, ...]:
-    """The per-result page as literal parts and field names, alternating (rendered once)."""
+def _page_parts(nav: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+    """The per-result page as literal parts and field names, alternating (rendered once per
+    navigation: the families installed make it)."""
     marks = {"\x00title\x00": "title", "\x00note\x00": "note", "\x00data\x00": "data"}
     text = _render(Page("result", "\x00title\x00", "\x00note\x00", Markup("\x00data\x00"), "../"))
     parts: list[str] = []

@@ -63,6 +63,9 @@ def test_goldens_cover_every_version_of_every_built_in_family() -> None:
     for family in (BenchmarkResult, O2CResult, HammerDBResult):
         for version in range(1, family.SCHEMA_VERSION + 1):
             assert (family.SCHEMA_NAME, version) in have, (family.SCHEMA_NAME, version)
+    for name, declared in registry.families().items():  # the mixed and ACID families too
+        for version in range(1, declared.version + 1):
+            assert (name, version) in have, (name, version)
 
 
 def test_an_o2c_result_of_version_1_gets_its_status_from_its_probes() -> None:

@@ -207,7 +207,7 @@ def test_a_mixed_result_is_linked_from_the_index_with_its_figures_and_kit(
     """A ``mixed run`` result on the site: in the manifest with the figures verify recomputed
     and its kit version, a row of the mixed page (linked from the index's navigation) that
     links its own page, and that page its full report; the manifest verifies it again."""
-    source = GOLDEN.parent / "mixed" / "mixed-v1.json"
+    source = GOLDEN / "mixed-v1.json"
     out = tmp_path / "site"
     assert main(["site", str(source), "-o", str(out)]) == 0
     assert "not included" not in capsys.readouterr().err
