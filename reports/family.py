@@ -157,6 +157,13 @@ def default_row(result: Any, checked: Checked) -> Row:
     }
 
 
+def status_problems(stated: str, derived: str, parts: str) -> list[Problem]:
+    """The result's stated status against the one its ``parts`` (probes, points) make."""
+    if stated != derived:
+        return [Problem("status", f"stated {stated!r}, its {parts} make it {derived!r}")]
+    return []
+
+
 #: (result, options) -> the report in one format
 Renderer = Callable[[Any, RenderOptions], str]
 #: (labelled results of the family, format, context) -> its part of a comparison: text or
@@ -167,12 +174,23 @@ CompareSection = Callable[[list[tuple[str, Any]], str, CompareContext], str]
 Reader = Callable[[Path, Any], tuple[Any, str | None]]
 
 
+def of_result(build: Callable[[Any], Document]) -> Callable[[Any, RenderOptions], Document]:
+    """A document builder that takes no render options, as a family's ``document``."""
+    return lambda result, options: build(result)
+
+
+def of_items(render: Callable[[list[tuple[str, Any]], str], str]) -> CompareSection:
+    """A compare section that needs no context (the family's results and the format)."""
+    return lambda items, fmt, context: render(items, fmt)
+
+
 @dataclass(frozen=True)
 class Family:
     """One result family."""
 
     model: type[ResultEnvelope]
-    renderers: Mapping[str, Renderer]
+    #: its own renderer of a format (none: every format renders its document)
+    renderers: Mapping[str, Renderer] = field(default_factory=dict)
     compare_section: CompareSection | None = None
     #: formats of its compare section (default: text, md, html)
     compare_formats: tuple[str, ...] = ("text", "md", "html")

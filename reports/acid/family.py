@@ -5,12 +5,6 @@ from __future__ import annotations
 from dbbench.reports.acid.document import acid_document
 from dbbench.reports.acid.model import AcidResult
 from dbbench.reports.acid.verify import check
-from dbbench.reports.document import Document
-from dbbench.reports.family import Family, RenderOptions
+from dbbench.reports.family import Family, of_result
 
-
-def document(result: AcidResult, options: RenderOptions) -> Document:
-    return acid_document(result)
-
-
-FAMILY = Family(model=AcidResult, renderers={}, document=document, verify=check)
+FAMILY = Family(model=AcidResult, document=of_result(acid_document), verify=check)

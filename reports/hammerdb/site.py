@@ -4,44 +4,20 @@ from __future__ import annotations
 
 from dbbench.reports.family import Checked, Row, SiteView
 from dbbench.reports.hammerdb.model import HammerDBResult
-from dbbench.reports.site.rows import row_date
+from dbbench.reports.site.rows import columns, framed, row_date
 
 
 def hammerdb_row(result: HammerDBResult, checked: Checked) -> Row:
-    return {
-        "system": result.system.hostname,
-        "benchmark": result.benchmark,
-        "database": result.database,
-        "version": result.engine.version,
-        "nopm": result.nopm,
-        "tpm": result.tpm,
-        "geomean": result.geomean_seconds,
-        "vus": result.active_virtual_users,
-        "status": result.status,
-        "date": row_date(result.created) or result.timestamp,
-        "kit": result.kit_version,
-    }
+    cells: Row = {"benchmark": result.benchmark, "database": result.database}
+    cells |= {"nopm": result.nopm, "tpm": result.tpm, "geomean": result.geomean_seconds}
+    cells["vus"] = result.active_virtual_users
+    return framed(result, cells | {"date": row_date(result.created) or result.timestamp})
 
 
-SITE = SiteView(
-    view="hammerdb",
-    nav="HammerDB",
-    title="HammerDB",
-    note="TPROC-C NOPM/TPM, TPROC-H geometric mean.",
-    row=hammerdb_row,
-    columns=(
-        ("id", "result", False),
-        ("system", "system", False),
-        ("benchmark", "benchmark", False),
-        ("database", "database", False),
-        ("version", "version", False),
-        ("nopm", "NOPM", True),
-        ("tpm", "TPM", True),
-        ("geomean", "TPROC-H geomean s", True),
-        ("vus", "VUs", True),
-        ("status", "status", False),
-        ("date", "date", False),
-        ("kit", "kit", False),
-    ),
-    order=20,
+#: the page's note and its columns (``rows.columns``)
+NOTE = "TPROC-C NOPM/TPM, TPROC-H geometric mean."
+COLUMNS = columns(
+    "id=result|system|benchmark|database|version|nopm=NOPM#|tpm=TPM#|"
+    "geomean=TPROC-H geomean s#|vus=VUs#|status|date|kit"
 )
+SITE = SiteView("hammerdb", "HammerDB", "HammerDB", NOTE, hammerdb_row, COLUMNS, order=20)

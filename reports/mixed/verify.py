@@ -4,7 +4,7 @@ the raw steps and intervals the mixed point's dialog steps/h, response time and 
 
 from __future__ import annotations
 
-from dbbench.reports.family import Checked, FigureValue, Problem
+from dbbench.reports.family import Checked, FigureValue, Problem, status_problems
 from dbbench.reports.mixed.metrics import summarize_mixed
 from dbbench.reports.mixed.model import MixedResult, mixed_status
 
@@ -28,10 +28,7 @@ def mixed_figures(result: MixedResult) -> dict[str, FigureValue]:
 
 
 def mixed_problems(result: MixedResult) -> list[Problem]:
-    derived = mixed_status(result.points)
-    if result.status != derived:
-        return [Problem("status", f"stated {result.status!r}, its points make it {derived!r}")]
-    return []
+    return status_problems(result.status, mixed_status(result.points), "points")
 
 
 def check(result: MixedResult) -> Checked:

@@ -7,29 +7,18 @@ from typing import Any
 
 from dbbench.reports.family import Checked, Row, SiteView
 from dbbench.reports.o2c.model import O2CResult
-from dbbench.reports.site.rows import finite_or_none, row_date
+from dbbench.reports.site.rows import columns, finite_or_none, framed
 
 
 def o2c_row(result: O2CResult, checked: Checked) -> Row:
     from dbbench.reports.o2c.metrics import rating
 
-    sph = checked.figures.get("steps_per_hour")
-    return {
-        "system": result.system.hostname,
-        "cpu": result.system.cpu_model,
-        "engine": result.engine.name,
-        "version": result.engine.version,
-        "sf": result.scale_factor,
-        "kind": result.kind,
-        "users": checked.figures.get("users"),
-        "steps_per_hour": sph,
-        "avg_rt": checked.figures.get("avg_rt"),
-        "rt_limit": result.rt_limit,
-        "saps": finite_or_none(rating(float(sph))) if isinstance(sph, int | float) else None,
-        "status": result.status,
-        "date": row_date(result.created),
-        "kit": result.kit_version,
-    }
+    f = checked.figures
+    sph = f.get("steps_per_hour")
+    saps = finite_or_none(rating(float(sph))) if isinstance(sph, int | float) else None
+    cells: Row = {"sf": result.scale_factor, "kind": result.kind, "users": f.get("users")}
+    cells |= {"steps_per_hour": sph, "avg_rt": f.get("avg_rt"), "rt_limit": result.rt_limit}
+    return framed(result, cells | {"saps": saps})
 
 
 def o2c_study(result: O2CResult, title: str) -> dict[str, Any] | None:
@@ -83,28 +72,11 @@ def _study(result: O2CResult, row: Row) -> dict[str, Any] | None:
     return o2c_study(result, f"o2c {engine} on {row['system']}")
 
 
-SITE = SiteView(
-    view="o2c",
-    nav="o2c",
-    title="o2c landscape",
-    note="Users at the response-time limit and dialog steps/h (O2C-SAPS: unofficial).",
-    row=o2c_row,
-    columns=(
-        ("id", "result", False),
-        ("system", "system", False),
-        ("engine", "engine", False),
-        ("version", "version", False),
-        ("sf", "SF", True),
-        ("kind", "kind", False),
-        ("users", "users at RT limit", True),
-        ("steps_per_hour", "steps/h", True),
-        ("avg_rt", "avg RT s", True),
-        ("rt_limit", "RT limit s", True),
-        ("saps", "O2C-SAPS (unofficial)", True),
-        ("status", "status", False),
-        ("date", "date", False),
-        ("kit", "kit", False),
-    ),
-    study=_study,
-    order=10,
+#: the page's note and its columns (``rows.columns``)
+NOTE = "Users at the response-time limit and dialog steps/h (O2C-SAPS: unofficial)."
+COLUMNS = columns(
+    "id=result|system|engine|version|sf=SF#|kind|users=users at RT limit#|"
+    "steps_per_hour=steps/h#|avg_rt=avg RT s#|rt_limit=RT limit s#|"
+    "saps=O2C-SAPS (unofficial)#|status|date|kit"
 )
+SITE = SiteView("o2c", "o2c", "o2c landscape", NOTE, o2c_row, COLUMNS, study=_study, order=10)

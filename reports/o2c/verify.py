@@ -4,7 +4,7 @@ steps/h and the average response time of the result from the raw steps
 
 from __future__ import annotations
 
-from dbbench.reports.family import Checked, FigureValue, Problem
+from dbbench.reports.family import Checked, FigureValue, Problem, status_problems
 from dbbench.reports.o2c.model import O2CResult, o2c_status
 
 
@@ -18,10 +18,7 @@ def o2c_figures(result: O2CResult) -> dict[str, FigureValue]:
 
 
 def o2c_problems(result: O2CResult) -> list[Problem]:
-    derived = o2c_status(result.probes)
-    if result.status != derived:
-        return [Problem("status", f"stated {result.status!r}, its probes make it {derived!r}")]
-    return []
+    return status_problems(result.status, o2c_status(result.probes), "probes")
 
 
 def check(result: O2CResult) -> Checked:

@@ -11,7 +11,28 @@ from typing import Any
 
 from dbbench.reports.family import Row
 
-__all__ = ["Row", "finite_or_none", "priced", "row_date"]
+__all__ = ["Row", "columns", "finite_or_none", "framed", "priced", "row_date"]
+
+
+def framed(result: Any, cells: Row) -> Row:
+    """A family's row: where and on what it ran (system, CPU, engine, version), ``cells``
+    (the family's own: they may replace any of those), then its status, date and kit."""
+    e = result.engine
+    head = {"system": result.system.hostname, "cpu": result.system.cpu_model}
+    head |= {"engine": e.name, "version": e.version}
+    tail = {"status": result.status, "date": row_date(result.created), "kit": result.kit_version}
+    return {**head, **cells, **{k: v for k, v in tail.items() if k not in cells}}
+
+
+def columns(spec: str) -> tuple[tuple[str, str, bool], ...]:
+    """A site table's columns from ``"key=heading#|..."`` (heading: the key when not given;
+    ``#``: a number column, right-aligned and sorted largest first)."""
+    out = []
+    for item in spec.split("|"):
+        key, _, heading = item.strip().partition("=")
+        numeric = (heading or key).endswith("#")
+        out.append((key.rstrip("#"), (heading or key).rstrip("#"), numeric))
+    return tuple(out)
 
 
 def row_date(epoch: float) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from dbbench.reports.family import Checked, Row, SitePage, SiteView
-from dbbench.reports.site.rows import row_date
+from dbbench.reports.site.rows import framed
 from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.published import PublishedResult
 from dbbench.reports.tpch.verify import reported_run
@@ -18,28 +18,12 @@ def tpch_row(result: BenchmarkResult, checked: Checked) -> Row:
     queries = {}
     if shown is not None:
         queries = {c[1:]: v for c, v in shown.power_exact.items() if c.startswith("Q")}
-    s, e = result.system, result.engine
-    return {
-        "system": s.hostname,
-        "cpu": s.cpu_model,
-        "cores": s.cores,
-        "engine": e.name,
-        "version": e.version,
-        "sf": result.scale_factor,
-        "streams": result.streams,
-        "qphh": checked.figures.get("qphh"),
-        "power": checked.figures.get("power"),
-        "throughput": checked.figures.get("throughput"),
-        "price": None,
-        "storage": None,
-        "load": result.load.seconds if result.load and not result.load.reused else None,
-        "compliant": result.compliance.compliant,
-        "status": result.status,
-        "date": row_date(result.created),
-        "kit": result.kit_version,
-        "published": False,
-        "queries": queries,
-    }
+    load = result.load.seconds if result.load and not result.load.reused else None
+    cells: Row = {"cores": result.system.cores, "sf": result.scale_factor}
+    cells |= {"streams": result.streams, "price": None, "storage": None, "load": load}
+    cells |= {k: checked.figures.get(k) for k in ("qphh", "power", "throughput")}
+    cells |= {"compliant": result.compliance.compliant, "published": False, "queries": queries}
+    return framed(result, cells)
 
 
 def published_row(record: PublishedResult) -> Row:
@@ -90,30 +74,16 @@ def _history(rows: list[Row]) -> dict[str, Any]:
     return {"rows": [r for r in _without_queries(rows) if not r["published"]]}
 
 
-SITE = SiteView(
-    view="tpch",
-    nav="TPC-H",
-    title="TPC-H landscape",
-    note="Every TPC-H result; filter, sort by any column, pick results for the per-query view.",
-    row=tpch_row,
-    report=report,
-    order=0,
-    data=_landscape,
-    more=(
-        SitePage(
-            "queries",
-            "Per query",
-            "Per-query times",
-            "Power-test times of the reported run, relative to the best of the picked results "
-            "(one scale factor at a time).",
-            _queries,
-        ),
-        SitePage(
-            "history",
-            "History",
-            "History",
-            "The same engine, machine and scale factor over time (kit and engine versions).",
-            _history,
-        ),
-    ),
+#: the landscape's note, and the per-query view's and the history's pages
+NOTE = "Every TPC-H result; filter, sort by any column, pick results for the per-query view."
+QUERIES_NOTE = (
+    "Power-test times of the reported run, relative to the best of the picked results "
+    "(one scale factor at a time)."
 )
+HISTORY_NOTE = "The same engine, machine and scale factor over time (kit and engine versions)."
+QUERIES = SitePage("queries", "Per query", "Per-query times", QUERIES_NOTE, _queries)
+HISTORY = SitePage("history", "History", "History", HISTORY_NOTE, _history)
+SITE = SiteView(
+    "tpch", "TPC-H", "TPC-H landscape", NOTE, tpch_row,
+    report=report, order=0, data=_landscape, more=(QUERIES, HISTORY),
+)  # fmt: skip
