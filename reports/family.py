@@ -26,7 +26,9 @@ from dbbench.reports.model import ResultEnvelope
 class RenderOptions:
     """What a renderer may be given besides the result."""
 
-    cost_sheet: Any = None  # a parsed reports.tpch.costsheet.CostSheet (TPC-H)
+    #: the cost sheet of the priced configuration (``--cost-sheet``): a file, read by the
+    #: family that prices (TPC-H); another family's report leaves it aside
+    cost_sheet: Path | None = None
     color: bool = False  # text for a colour terminal
     source: Path | None = None  # the result's run directory (files beside it: plans)
 

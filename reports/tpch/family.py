@@ -55,7 +55,7 @@ def read(path: Path, data: Any) -> tuple[BenchmarkResult, str | None]:
 
 def _renderer(name: str) -> Any:
     def render(result: BenchmarkResult, options: RenderOptions) -> str:
-        report = build_report(result, options.cost_sheet, options.source)
+        report = build_report(result, _sheet(options), options.source)
         return FORMATS[name].report(report, options.color)
 
     return render
@@ -103,7 +103,11 @@ def _local(items: list[tuple[str, Any]]) -> list[tuple[str, BenchmarkResult]]:
 
 
 def document(result: BenchmarkResult, options: RenderOptions) -> Document:
-    return tpch_document(build_report(result, options.cost_sheet, options.source))
+    return tpch_document(build_report(result, _sheet(options), options.source))
+
+
+def _sheet(options: RenderOptions) -> CostSheet | None:
+    return load_cost_sheet(options.cost_sheet) if options.cost_sheet is not None else None
 
 
 FAMILY = Family(
