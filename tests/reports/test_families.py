@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -83,7 +84,7 @@ def installed(folder: Path) -> Iterator[None]:
         "Metadata-Version: 2.1\nName: dbbench-toy-family\nVersion: 1.0\n"
     )
     (dist / "entry_points.txt").write_text("[dbbench.families]\ntoy = toy_family:FAMILY\n")
-    (folder / "toy_family.py").write_text((HERE / "toy_family.py").read_text())
+    shutil.copytree(HERE / "toy_family", folder / "toy_family")  # the package, as it is
     sys.path.insert(0, str(folder))
     importlib.invalidate_caches()
     registry.families.cache_clear()
@@ -159,9 +160,16 @@ def test_a_toy_family_is_verified_and_shown_on_the_site_with_no_other_edit(
     inputs = tmp_path / "in"
     inputs.mkdir()
     new = _toy(inputs, "new", 2, 4000)
+    golden = HERE / "toy_family" / "golden" / "toy-v1.json"  # its first version, upgraded
+    shutil.copy(golden, inputs / golden.name)
     broken = json.loads(new.read_text()) | {"seconds": 0.0}
     (tmp_path / "broken.json").write_text(json.dumps(broken))
     with installed(tmp_path / "dist"):
+        for fmt in ("text", "md", "html", "json"):  # its own renderer of every format
+            assert main(["report", str(golden), "-f", fmt]) == 0
+            out = capsys.readouterr().out
+            assert "8000" in out or "toy&lt;b&gt;golden" in out, (fmt, out)  # upgraded: n
+        assert main(["verify", str(golden)]) == 0
         assert main(["verify", str(new)]) == 0
         assert f"{new}: ok sha256:" in capsys.readouterr().out
         assert main(["verify", str(tmp_path / "broken.json")]) == ExitCode.USER_ERROR
@@ -169,13 +177,15 @@ def test_a_toy_family_is_verified_and_shown_on_the_site_with_no_other_edit(
         site = tmp_path / "site"
         assert main(["site", str(inputs), "-o", str(site)]) == 0
         capsys.readouterr()
-    [entry] = _manifest(site)
+    entries = {e["source"]: e for e in _manifest(site)}
+    assert entries["in/toy-v1.json"]["figures"] == {"per_second": 2000.0}  # 8,000 in 4 s
+    entry = entries["in/new.json"]
     assert entry["family"] == "dbbench-toy-result" and entry["kit_version"] == "0"
     assert entry["figures"] == {"per_second": 2000.0}
     rid = entry["id"]
     assert 'href="toy.html"' in (site / "index.html").read_text()
     data = _page_data(site / "toy.html")
-    [row] = data["rows"]  # type: ignore[misc]
+    [row] = [r for r in data["rows"] if r["id"] == rid]  # type: ignore[attr-defined]
     assert row["id"] == rid and row["per_second"] == 2000.0 and row["engine"] == "toy<b>new"
     assert ["per_second", "per second", True] in data["columns"]  # type: ignore[operator]
     links = _page_data(site / "r" / f"{rid}.html")["links"]

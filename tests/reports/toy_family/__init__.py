@@ -1,4 +1,5 @@
-"""A toy result family in one module: a trivial workload's result (it counted to a number) and
+"""A toy result family in one package (this module, and ``golden/`` with a file of its first
+version): a trivial workload's result (it counted to a number) and
 its renderers and its check. Installed through the ``dbbench.families`` entry point by a test;
 ``dbbench report``, ``compare``, ``verify`` and ``site`` (a page of its own, the default table
 of its figures) handle it with no other edit."""
