@@ -297,6 +297,11 @@ class Engine(ABC):
     def row_counts(self) -> dict[str, int]:
         """Rows per table, for checking a reused database."""
 
+    def ddl_statements(self) -> list[str]:
+        """The DDL this engine executes for the eight tables (CREATE TABLE, keys, indexes),
+        for the disclosure (``dbbench disclose``); empty for an engine with none to show."""
+        return []
+
     @abstractmethod
     def read_state(self) -> dict[str, str]:
         """The kit's bookkeeping stored in the database itself (scale factor, next update

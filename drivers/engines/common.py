@@ -288,6 +288,17 @@ class SqlEngine(Engine):
             steps[self.statistics_step] = self._timed(cur, self.analyze_sql())
         return steps
 
+    def ddl_statements(self) -> list[str]:
+        """What :meth:`create_schema` and :meth:`finish_load` execute, in that order."""
+        out = [ddl.create_table(t, self.ddl_rules, keys=self.keys) for t in TABLES]
+        if self.keys and not self.ddl_rules.keys_in_create:
+            out += [ddl.add_primary_key(t) for t in TABLES]
+        if self.keys and self.ddl_rules.alter_foreign_keys:
+            out += ddl.add_foreign_keys()
+        if self.indexes:
+            out += ddl.create_indexes()
+        return out
+
     @staticmethod
     def _timed(cur: Any, statements: list[str]) -> float:
         start = time.perf_counter()

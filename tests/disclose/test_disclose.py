@@ -1,0 +1,221 @@
+"""``dbbench disclose``: the package of a real DuckDB run at SF 0.01 (every file, the
+three-page Executive Summary PDF and its numbers), the checklist's items and two broken
+cases, ``dbbench verify`` on the package, hostile strings, and a PostgreSQL run's DDL and
+URL settings."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SHEET
+from pdf_text import page_count, page_texts
+from private_databases import fresh_postgres
+
+from dbbench.cli import main
+from dbbench.reports import formatting as fmt
+from dbbench.reports.loading import load_result
+from dbbench.reports.tpch.analysis import COLUMNS
+from dbbench.reports.tpch.summary import build_report
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _require_chromium() -> None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        found = False
+    else:
+        found = os.path.exists(CHROMIUM)
+    if found:
+        return
+    if os.environ.get("DBBENCH_REQUIRE_SERVERS", "") not in ("", "0", "false", "no"):
+        pytest.fail("chromium or playwright missing and DBBENCH_REQUIRE_SERVERS=1", pytrace=False)
+    pytest.skip("needs /usr/bin/chromium (Debian package chromium) and playwright")
+
+
+def _disclose(run: Path, out: Path, *extra: str) -> dict[str, Any]:
+    assert main(["disclose", str(run), "-o", str(out), "--no-pdf", *extra]) == 0
+    return {i["key"]: i for i in json.loads((out / "checklist.json").read_text())["items"]}
+
+
+def _copy(run: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(run, tmp_path / "run"))
+
+
+def _edit(run: Path, change: Any) -> None:
+    path = run / "result.json"
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+@pytest.mark.chromium
+def test_the_package_holds_every_file(package: Path) -> None:
+    _require_chromium()
+    for name in ("executive-summary.html", "executive-summary.pdf", "fdr.html", "fdr.pdf",
+                 "checklist.html", "checklist.json", "manifest.json"):  # fmt: skip
+        assert (package / name).is_file(), name
+    archive = package / "supporting-files"
+    for top in ("run1result", "run2result", "benchmark_scripts"):
+        assert (archive / top).is_dir(), top
+        with zipfile.ZipFile(archive / f"{top}.zip") as zf:
+            names = zf.namelist()
+        on_disk = sorted(
+            p.relative_to(archive).as_posix() for p in (archive / top).rglob("*") if p.is_file()
+        )
+        assert sorted(names) == on_disk
+    scripts = archive / "benchmark_scripts"
+    assert "PRIMARY KEY" in (scripts / "ddl.sql").read_text()
+    assert len(list((scripts / "queries").rglob("q*.qgen.sql"))) == 2 * 3 * 22
+    assert (archive / "run1result" / "output" / "stream0" / "q01.json").is_file()
+
+
+@pytest.mark.chromium
+def test_the_executive_summary_pdf_is_three_pages_with_every_number(
+    package: Path, disclose_run: Path
+) -> None:
+    _require_chromium()
+    data = (package / "executive-summary.pdf").read_bytes()
+    assert data.startswith(b"%PDF-")
+    assert page_count(data) == 3
+    pages = page_texts(data)
+    assert len(pages) == 3
+    report = build_report(load_result(disclose_run))
+    h = report.headline
+    assert f"QphH@0.01 {fmt.num1(h.qphh)}" in pages[0]
+    assert f"Power@0.01 {fmt.num1(h.power)}" in pages[0]
+    assert f"Throughput@0.01 {fmt.num1(h.throughput)}" in pages[0]
+    assert "9,948.24 USD" in pages[1]  # the sheet's 3-year total, on the pricing page
+    third = pages[2]
+    for run in report.runs:
+        assert f"Power@Size {fmt.num1(run.power)}, Throughput@Size {fmt.num1(run.throughput)}" in third
+    cells = [row for run in report.runs for row in run.rows]
+    assert "seed " + " ".join(str(row.seed) for row in cells) in third
+    for column in COLUMNS:  # every query and refresh time of every stream, in its row
+        times = " ".join(fmt.num1(row.cells[column]) for row in cells)
+        assert f"{column} {times} " in third + " ", column
+
+
+def test_the_checklist_marks_each_item_with_evidence(disclose_run: Path, tmp_path: Path) -> None:
+    items = _disclose(disclose_run, tmp_path / "out", "--cost-sheet", str(SHEET))
+    assert len(items) == 11
+    for item in items.values():
+        assert item["status"] in ("pass", "fail", "not checked")
+        assert item["evidence"] and item["source"]
+    for key in ("rows-after-load", "decimal-range", "qgen-identity", "params-differ",
+                "rows-after-test"):  # fmt: skip
+        assert items[key]["status"] == "pass", items[key]
+    assert items["rows-after-load"]["query"].startswith("SELECT COUNT(*)")
+    assert items["acid"]["status"] == "not checked"
+    assert items["aux-structures"]["status"] == "not checked"
+    html = (tmp_path / "out" / "checklist.html").read_text()
+    assert "Rows after the load equal the generated rows" in html
+
+
+def test_a_row_deleted_after_the_load_fails_the_row_count_item(
+    disclose_run: Path, tmp_path: Path
+) -> None:
+    run = _copy(disclose_run, tmp_path)
+
+    def deleted(data: dict[str, Any]) -> None:  # what the run counts when a row went missing
+        for when in ("rows_after_load", "rows_after_test"):
+            data["config"]["disclosure"][when]["region"] -= 1
+
+    _edit(run, deleted)
+    items = _disclose(run, tmp_path / "out")
+    assert items["rows-after-load"]["status"] == "fail"
+    assert items["rows-after-load"]["evidence"] == "region: 4 rows, generated 5"
+    assert items["rows-after-test"]["status"] == "pass"  # the test itself changed rows right
+    verdicts = (tmp_path / "out" / "fdr.html").read_text()
+    assert "region: 4 rows, generated 5" in verdicts
+
+
+def test_a_priced_8_cpu_sheet_on_a_2_cpu_run_fails_priced_vs_measured(
+    disclose_run: Path, tmp_path: Path
+) -> None:
+    run = _copy(disclose_run, tmp_path)
+
+    def two_cpus(data: dict[str, Any]) -> None:
+        data["system"].update(cores=2, threads=2)
+
+    _edit(run, two_cpus)
+    sheet = tmp_path / "two.toml"
+    eight = SHEET.read_text().replace("[priced]\nstorage_gib = 500\nmemory_gib = 64\n", "")
+    sheet.write_text(eight)
+    items = _disclose(run, tmp_path / "eight", "--cost-sheet", str(sheet))
+    assert items["priced-measured"]["status"] == "fail"
+    assert items["priced-measured"]["evidence"] == "priced 8 CPUs on a 2-CPU run"
+    sheet.write_text(eight.replace("8 vCPU", "2 vCPU"))
+    items = _disclose(run, tmp_path / "two", "--cost-sheet", str(sheet))
+    assert items["priced-measured"]["status"] == "pass", items["priced-measured"]
+    assert items["priced-measured"]["evidence"] == "priced 2 CPUs, measured 2"
+
+
+def test_verify_catches_an_edited_file_of_the_archive(
+    disclose_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    _disclose(disclose_run, out)
+    assert main(["verify", str(out)]) == 0
+    assert "every file as its manifest states" in capsys.readouterr().out
+    ddl = out / "supporting-files" / "benchmark_scripts" / "ddl.sql"
+    ddl.write_text(ddl.read_text().replace("NOT NULL", "NULL", 1))
+    assert main(["verify", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "supporting-files/benchmark_scripts/ddl.sql: edited" in err
+    (out / "extra.txt").write_text("x")
+    assert main(["verify", str(out)]) == 1
+    assert "extra.txt: not in the manifest" in capsys.readouterr().err
+
+
+HOSTILE = '<script>alert(1)</script><img src=x onerror="alert(2)">'
+
+
+def test_a_hostile_string_is_escaped_in_every_file(disclose_run: Path, tmp_path: Path) -> None:
+    run = _copy(disclose_run, tmp_path)
+
+    def hostile(data: dict[str, Any]) -> None:
+        data["engine"]["settings"]["evil"] = HOSTILE
+        data["system"]["os"] = HOSTILE
+
+    _edit(run, hostile)
+    sheet = tmp_path / "evil.toml"
+    sheet.write_text(SHEET.read_text().replace('system = "Cloud VM', f"system = '{HOSTILE} VM"))
+    _disclose(run, tmp_path / "out", "--cost-sheet", str(sheet))
+    pages = list((tmp_path / "out").glob("*.html"))
+    assert len(pages) == 3
+    for page in pages:
+        text = page.read_text()
+        assert "<script" not in text and "<img" not in text, page.name
+        assert "&lt;script&gt;alert(1)" in text, page.name
+
+
+@pytest.mark.postgresql
+def test_a_postgresql_run_discloses_its_index_ddl_and_every_url_setting(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    with fresh_postgres(request.getfixturevalue("pg_base_url"), "dbbench_disclose") as url:
+        secret = "s3cret-disclose-pw"
+        engine = f"{url}?application_name=dbbench_disclose&copy_streams=2&password={secret}"
+        run = tmp_path / "run"
+        args = ["run", "-e", engine, "-s", "0.01", "-o", str(run), "--runs", "1",
+                "--telemetry-interval", "0", "--plans", "off", "--no-answers"]  # fmt: skip
+        assert main(args) == 0
+    items = _disclose(run, tmp_path / "out")
+    assert items["referential-integrity"]["status"] == "pass"
+    fdr = (tmp_path / "out" / "fdr.html").read_text()
+    assert "CREATE INDEX ix_lineitem_l_shipdate ON lineitem (l_shipdate)" in fdr
+    assert "CREATE INDEX ix_orders_o_orderdate ON orders (o_orderdate)" in fdr
+    assert "FOREIGN KEY (l_orderkey) REFERENCES orders (o_orderkey)" in fdr
+    for name, value in (("application_name", "dbbench_disclose"), ("copy_streams", "2")):
+        assert f"<td>{name}</td><td>{value}</td>" in fdr
+    for path in (tmp_path / "out").rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
