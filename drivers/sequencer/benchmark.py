@@ -251,7 +251,8 @@ class Benchmark:
         facts = self.result.config.setdefault(DISCLOSURE_KEY, {})
         engine = self.ctx.engine
         if when == "after_load":
-            facts["ddl"] = engine.ddl_statements()
+            with contextlib.suppress(Exception):
+                facts["ddl"] = engine.ddl_statements()
         with contextlib.suppress(Exception):
             facts[f"rows_{when}"] = engine.row_counts()
 

@@ -12,6 +12,7 @@ from dbbench.reports.disclose.fdr import checklist_document, fdr_document
 from dbbench.reports.disclose.inputs import Inputs
 from dbbench.reports.disclose.pdf import html_to_pdf
 from dbbench.reports.disclose.summary import summary_html
+from dbbench.reports.document import Document
 from dbbench.reports.renderers import html
 from dbbench.reports.safeio import write_bytes, write_text
 from dbbench.reports.tpch.summary import build_report
@@ -22,6 +23,14 @@ FDR_HTML = "fdr.html"
 FDR_PDF = "fdr.pdf"
 CHECKLIST_HTML = "checklist.html"
 CHECKLIST_JSON = "checklist.json"
+
+
+#: long lines of code (the DDL, a query) wrap inside the page, on screen and in print
+WRAP_CSS = "<style>pre { white-space: pre-wrap; overflow-wrap: anywhere; }</style>"
+
+
+def _page(doc: Document) -> str:
+    return html.page(doc.title, [WRAP_CSS, *html.body(doc)])
 
 
 def write_package(inp: Inputs, out: Path, *, pdf: bool = True) -> list[Path]:
@@ -38,8 +47,8 @@ def write_package(inp: Inputs, out: Path, *, pdf: bool = True) -> list[Path]:
         return path
 
     summary = text(SUMMARY_HTML, summary_html(report))
-    fdr = text(FDR_HTML, html.render(fdr_document(inp, report, items)))
-    text(CHECKLIST_HTML, html.render(checklist_document(report, items)))
+    fdr = text(FDR_HTML, _page(fdr_document(inp, report, items)))
+    text(CHECKLIST_HTML, _page(checklist_document(report, items)))
     text(CHECKLIST_JSON, json.dumps(checklist_json(items), indent=2) + "\n")
     if pdf:
         for source, name in ((summary, SUMMARY_PDF), (fdr, FDR_PDF)):

@@ -72,7 +72,7 @@ def test_the_package_holds_every_file(package: Path) -> None:
         )
         assert sorted(names) == on_disk
     scripts = archive / "benchmark_scripts"
-    assert "PRIMARY KEY" in (scripts / "ddl.sql").read_text()
+    assert "CREATE TABLE lineitem (" in (scripts / "ddl.sql").read_text()
     assert len(list((scripts / "queries").rglob("q*.qgen.sql"))) == 2 * 3 * 22
     assert (archive / "run1result" / "output" / "stream0" / "q01.json").is_file()
 
@@ -95,7 +95,8 @@ def test_the_executive_summary_pdf_is_three_pages_with_every_number(
     assert "9,948.24 USD" in pages[1]  # the sheet's 3-year total, on the pricing page
     third = pages[2]
     for run in report.runs:
-        assert f"Power@Size {fmt.num1(run.power)}, Throughput@Size {fmt.num1(run.throughput)}" in third
+        power, throughput = fmt.num1(run.power), fmt.num1(run.throughput)
+        assert f"Power@Size {power}, Throughput@Size {throughput}" in third
     cells = [row for run in report.runs for row in run.rows]
     assert "seed " + " ".join(str(row.seed) for row in cells) in third
     for column in COLUMNS:  # every query and refresh time of every stream, in its row
@@ -184,10 +185,12 @@ def test_a_hostile_string_is_escaped_in_every_file(disclose_run: Path, tmp_path:
     def hostile(data: dict[str, Any]) -> None:
         data["engine"]["settings"]["evil"] = HOSTILE
         data["system"]["os"] = HOSTILE
+        data["engine"]["version"] = HOSTILE  # in every page's title
 
     _edit(run, hostile)
     sheet = tmp_path / "evil.toml"
-    sheet.write_text(SHEET.read_text().replace('system = "Cloud VM', f"system = '{HOSTILE} VM"))
+    quoted = HOSTILE.replace('"', '\\"')
+    sheet.write_text(SHEET.read_text().replace('system = "Cloud VM', f'system = "{quoted} VM'))
     _disclose(run, tmp_path / "out", "--cost-sheet", str(sheet))
     pages = list((tmp_path / "out").glob("*.html"))
     assert len(pages) == 3
