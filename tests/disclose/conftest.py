@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
 #: the example sheet prices an 8-vCPU machine
-SHEET = ROOT / "examples" / "cost-sheets" / "cloud-vm-3y.toml"
+SHEET = Path(__file__).resolve().parents[2] / "examples" / "cost-sheets" / "cloud-vm-3y.toml"
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,8 @@
 """``dbbench disclose``: the package of a real DuckDB run at SF 0.01 (every file, the
 three-page Executive Summary PDF and its numbers), the checklist's items and two broken
 cases, ``dbbench verify`` on the package, hostile strings, and a PostgreSQL run's DDL and
-URL settings."""
+URL settings; every page of the package in a real headless Chromium, opened from file://:
+no console error, no request but itself, no sideways overflow at 1280 px."""
 
 from __future__ import annotations
 
@@ -9,21 +10,24 @@ import json
 import os
 import shutil
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SHEET
 from pdf_text import page_count, page_texts
 from private_databases import fresh_postgres
 
 from dbbench.cli import main
 from dbbench.reports import formatting as fmt
+from dbbench.reports.disclose.pdf import CHROMIUM_FLAGS
 from dbbench.reports.loading import load_result
 from dbbench.reports.tpch.analysis import COLUMNS
 from dbbench.reports.tpch.summary import build_report
 
 CHROMIUM = "/usr/bin/chromium"
+SHEET = Path(__file__).resolve().parents[2] / "examples" / "cost-sheets" / "cloud-vm-3y.toml"
+PAGES = ("executive-summary.html", "fdr.html", "checklist.html")
 
 
 def _require_chromium() -> None:
@@ -222,3 +226,36 @@ def test_a_postgresql_run_discloses_its_index_ddl_and_every_url_setting(
     for path in (tmp_path / "out").rglob("*"):
         if path.is_file():
             assert secret.encode() not in path.read_bytes(), path
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    _require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS))
+        yield b
+        b.close()
+
+
+@pytest.mark.chromium
+@pytest.mark.parametrize("name", PAGES)
+def test_a_page_of_the_package_renders_offline_without_errors_or_overflow(
+    browser: Any, package: Path, name: str
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    requests: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "assert") else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    own = (package / name).resolve().as_uri()
+    page.on("request", lambda r: requests.append(r.url) if r.url != own else None)
+    page.goto(own, wait_until="load")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    heading = page.evaluate("document.querySelector('h1').textContent")
+    page.close()
+    assert errors == []
+    assert requests == []
+    assert width <= 1280, f"{name} is {width} px wide"
+    assert heading
