@@ -110,6 +110,8 @@ class Benchmark:
             self.sampler.start()
         try:
             steps(self)
+            if self.result.load is not None and self.result.runs:  # what the test left
+                self._disclosure_facts("after_test")
             self.keep_answers()
             self.query_passes()
             self.capture_plans()
@@ -245,9 +247,10 @@ class Benchmark:
 
     def _disclosure_facts(self, when: str) -> None:
         """What the auditor's checklist needs from the database itself, taken outside every
-        timed interval (``dbbench disclose``): the DDL as executed and the rows per table
-        after the load, the rows per table after the test. Disclosure only: a failing
-        count leaves the fact out and never stops a run."""
+        timed interval (``dbbench disclose``): the DDL as executed after the load; the rows
+        per table and the keys, indexes and views the catalog lists, after the load and
+        after the test. Disclosure only: a failing count leaves the fact out and never
+        stops a run."""
         facts = self.result.config.setdefault(DISCLOSURE_KEY, {})
         engine = self.ctx.engine
         if when == "after_load":
@@ -255,12 +258,12 @@ class Benchmark:
                 facts["ddl"] = engine.ddl_statements()
         with contextlib.suppress(Exception):
             facts[f"rows_{when}"] = engine.row_counts()
+        with contextlib.suppress(Exception):
+            facts[f"structures_{when}"] = engine.auxiliary_structures()
 
     def _finish(self, stopped: str | None) -> None:
         if stopped is not None:
             self.ctx.add_problem(f"the benchmark stopped early: {stopped}")
-        elif self.result.load is not None and any(r.intervals for r in self.result.runs):
-            within(_STOP_SECONDS, lambda: self._disclosure_facts("after_test"))
         measured = self.result.load is not None or any(r.intervals for r in self.result.runs)
         self.result.status = "complete" if stopped is None else "partial" if measured else "failed"
         self.result.errors = list(self.ctx.problems)

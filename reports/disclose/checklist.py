@@ -22,6 +22,7 @@ REPEATABLE_SHARE = 0.05
 #: The spec's money columns: DECIMAL with 2 places holding at least 15 digits [SPEC 1.3.1].
 MONEY_COLUMNS = ("p_retailprice", "ps_supplycost", "s_acctbal", "c_acctbal", "o_totalprice",
                  "l_extendedprice")  # fmt: skip
+_CATALOG_SQL = "information_schema.table_constraints, .views and the engine's index list"
 _COUNT_SQL = "SELECT COUNT(*) FROM {table}  -- each of the eight tables"
 
 
@@ -145,9 +146,19 @@ def _rows_after_test(inp: Inputs, report: Report) -> Item:
 
 
 def _aux_structures(inp: Inputs, report: Report) -> Item:
-    return Item("aux-structures", "Indexes and views the same after the load and after the test",
-                "not checked", "the run records its DDL once, after the load",
-                "the DDL as executed")  # fmt: skip
+    title = "Indexes and views the same after the load and after the test"
+    source = "the catalog's keys, indexes and views, listed after the load and after the test"
+    before, after = inp.structures("after_load"), inp.structures("after_test")
+    if before is None or after is None:
+        why = "the catalog was not listed (an engine without one, or an older run)"
+        return Item("aux-structures", title, "not checked", why, source)
+    gone = sorted(set(before) - set(after))
+    new = sorted(set(after) - set(before))
+    if gone or new:
+        what = [*(f"gone: {s}" for s in gone), *(f"new: {s}" for s in new)]
+        return Item("aux-structures", title, "fail", "; ".join(what[:10]), source, _CATALOG_SQL)
+    evidence = f"the same {len(before)} keys, indexes and views"
+    return Item("aux-structures", title, "pass", evidence, source, _CATALOG_SQL)
 
 
 def _repeatable(inp: Inputs, report: Report) -> Item:

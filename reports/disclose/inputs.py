@@ -55,6 +55,11 @@ class Inputs:
             return None
         return {str(k): int(v) for k, v in found.items() if isinstance(v, int)}
 
+    def structures(self, when: str) -> list[str] | None:
+        """The keys, indexes and views the catalog listed ``after_load`` or ``after_test``."""
+        found = self.facts.get(f"structures_{when}")
+        return [str(s) for s in found] if isinstance(found, list) else None
+
     @property
     def ddl(self) -> list[str]:
         found = self.facts.get("ddl")

@@ -119,7 +119,7 @@ def test_the_checklist_marks_each_item_with_evidence(disclose_run: Path, tmp_pat
         assert items[key]["status"] == "pass", items[key]
     assert items["rows-after-load"]["query"].startswith("SELECT COUNT(*)")
     assert items["acid"]["status"] == "not checked"
-    assert items["aux-structures"]["status"] == "not checked"
+    assert items["aux-structures"]["status"] == "pass"  # DuckDB: no keys, no view left over
     html = (tmp_path / "out" / "checklist.html").read_text()
     assert "Rows after the load equal the generated rows" in html
 
@@ -140,6 +140,24 @@ def test_a_row_deleted_after_the_load_fails_the_row_count_item(
     assert items["rows-after-test"]["status"] == "pass"  # the test itself changed rows right
     verdicts = (tmp_path / "out" / "fdr.html").read_text()
     assert "region: 4 rows, generated 5" in verdicts
+
+
+def test_an_index_dropped_and_a_view_left_by_the_test_fail_the_structures_item(
+    disclose_run: Path, tmp_path: Path
+) -> None:
+    run = _copy(disclose_run, tmp_path)
+
+    def changed(data: dict[str, Any]) -> None:
+        facts = data["config"]["disclosure"]
+        facts["structures_after_load"] = ["INDEX ix_orders_o_orderdate ON orders"]
+        facts["structures_after_test"] = ["VIEW revenue1_r1_abcdef"]
+
+    _edit(run, changed)
+    items = _disclose(run, tmp_path / "out")
+    assert items["aux-structures"]["status"] == "fail"
+    assert items["aux-structures"]["evidence"] == (
+        "gone: INDEX ix_orders_o_orderdate ON orders; new: VIEW revenue1_r1_abcdef"
+    )
 
 
 def test_a_priced_8_cpu_sheet_on_a_2_cpu_run_fails_priced_vs_measured(
@@ -217,6 +235,9 @@ def test_a_postgresql_run_discloses_its_index_ddl_and_every_url_setting(
         assert main(args) == 0
     items = _disclose(run, tmp_path / "out")
     assert items["referential-integrity"]["status"] == "pass"
+    aux = items["aux-structures"]
+    assert aux["status"] == "pass" and aux["evidence"].startswith("the same "), aux
+    assert int(aux["evidence"].split()[2]) >= 8 + 9 + 4  # primary keys, foreign keys, indexes
     fdr = (tmp_path / "out" / "fdr.html").read_text()
     assert "CREATE INDEX ix_lineitem_l_shipdate ON lineitem (l_shipdate)" in fdr
     assert "CREATE INDEX ix_orders_o_orderdate ON orders (o_orderdate)" in fdr
