@@ -7,7 +7,7 @@ import difflib
 from urllib.parse import parse_qsl, urlsplit
 
 from dbbench.reports import formatting as fmt
-from dbbench.reports.disclose.checklist import Item
+from dbbench.reports.disclose.checklist import Item, priced_cpus
 from dbbench.reports.disclose.inputs import Inputs, QueryText
 from dbbench.reports.document import Code, Document, Facts, Items, Outcome, Paragraph, Table
 from dbbench.reports.tpch.analysis import COLUMNS
@@ -43,31 +43,47 @@ def url_settings(url: str) -> list[tuple[str, str]]:
     ]
 
 
-def _configuration(doc: Document, inp: Inputs, report: Report) -> None:
+def _storage(devices: list[dict[str, object]]) -> str:
+    out = []
+    for d in devices:
+        size = d.get("bytes")
+        gib = fmt.gib(size) if isinstance(size, int) else fmt.NA
+        kind = "rotational" if d.get("rotational") else "solid state"
+        out.append(f"{d.get('name', '?')} {gib} {kind} {d.get('model') or ''}".strip())
+    return "; ".join(out) or fmt.NA
+
+
+def _configuration(doc: Document, report: Report, items: list[Item]) -> None:
     s = report.result.system
     sheet = report.cost_sheet
-    measured = [
-        ("Processors", report.headline.processors),
-        ("Memory", fmt.gib(s.memory_bytes)),
-        ("Operating system", report.headline.os),
-        ("Host", s.hostname or fmt.NA),
-        ("Storage", "; ".join(str(d.get("device", d)) for d in s.storage) or fmt.NA),
-    ]
-    priced = [
-        ("System", sheet.system if sheet else "no cost sheet given"),
-        ("Memory", f"{sheet.memory_gib:g} GiB" if sheet and sheet.memory_gib else fmt.NA),
-        ("Storage", f"{sheet.storage_gib:g} GiB" if sheet and sheet.storage_gib else fmt.NA),
-    ]
+    cpus = (
+        priced_cpus(" ".join([sheet.system, *(i.description for i in sheet.items)]))
+        if (sheet)
+        else None
+    )
+    none = "no cost sheet given"
+    rows = [
+        ["system", s.hostname or fmt.NA, sheet.system if sheet else none],
+        ["processors", report.headline.processors, f"{cpus} CPUs" if cpus else fmt.NA],
+        ["memory", fmt.gib(s.memory_bytes),
+         f"{sheet.memory_gib:g} GiB" if sheet and sheet.memory_gib else fmt.NA],
+        ["storage", _storage(s.storage),
+         f"{sheet.storage_gib:g} GiB" if sheet and sheet.storage_gib else fmt.NA],
+        ["operating system", report.headline.os, fmt.NA],
+    ]  # fmt: skip
     engine = report.result.engine
     doc.section(
         CLAUSES[0][1],
         Facts([("Database", report.headline.database), ("Engine URL (no password)", engine.url),
                ("Kit", report.result.kit_version), ("Query set", report.result.query_version)]),
-        Table(["measured", "value"], measured, row_headers=True, caption="measured configuration"),
-        Table(["priced", "value"], priced, row_headers=True, caption="priced configuration"),
+        Table(["", "measured", "priced"], rows, row_headers=True,
+              caption="the measured and the priced configuration"),
     )  # fmt: skip
     for line in preflight_result(report.result):
         doc.warn(line)
+    mismatch = next((i for i in items if i.key == "priced-measured"), None)
+    if mismatch is not None and mismatch.status == "fail":
+        doc.warn(f"the priced configuration is not the measured one: {mismatch.evidence}")
 
 
 def _settings(doc: Document, report: Report) -> None:
@@ -98,7 +114,7 @@ def _design(doc: Document, inp: Inputs) -> None:
             f"{len(inp.ddl)} statements as executed, {len(indexes)} of them indexes; "
             "no partitioning."
         ),
-        Code([line for s in inp.ddl for line in (*s.splitlines(), ";")]),
+        Code([line for s in inp.ddl for line in f"{s};".splitlines()]),
     )
 
 
@@ -253,7 +269,7 @@ def fdr_document(inp: Inputs, report: Report, items: list[Item]) -> Document:
     doc = Document(f"Full Disclosure Report: {report.headline.database} @ SF "
                    f"{fmt.sf(report.headline.scale_factor)}", report.disclosure)  # fmt: skip
     doc.section("Clause index", Table(["clause", "part of this report"], list(CLAUSES)))
-    _configuration(doc, inp, report)
+    _configuration(doc, report, items)
     _settings(doc, report)
     _design(doc, inp)
     _queries(doc, inp)
