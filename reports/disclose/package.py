@@ -13,6 +13,7 @@ from dbbench.reports.disclose.inputs import Inputs
 from dbbench.reports.disclose.pdf import html_to_pdf
 from dbbench.reports.disclose.summary import summary_html
 from dbbench.reports.document import Document
+from dbbench.reports.errors import ReportsError
 from dbbench.reports.renderers import html
 from dbbench.reports.safeio import write_bytes, write_text
 from dbbench.reports.tpch.summary import build_report
@@ -34,8 +35,14 @@ def _page(doc: Document) -> str:
 
 
 def write_package(inp: Inputs, out: Path, *, pdf: bool = True) -> list[Path]:
-    """Write the package under ``out`` (made if missing); the files written, manifest last."""
-    out.mkdir(parents=True, exist_ok=True)
+    """Write the package under ``out`` (a new or empty folder: the manifest states every file
+    in it); the files written, manifest last."""
+    if out.is_dir() and any(out.iterdir()):
+        raise ReportsError(f"{out} is not empty: the package needs a new or empty folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ReportsError(f"cannot make {out}: {exc.strerror or exc}") from None
     report = build_report(inp.result, inp.cost_sheet, inp.run_dir)
     items = checklist(inp, report)
     written: list[Path] = []

@@ -198,6 +198,23 @@ def test_verify_catches_an_edited_file_of_the_archive(
     assert "extra.txt: not in the manifest" in capsys.readouterr().err
 
 
+def test_bad_inputs_are_one_line_and_a_non_zero_exit(
+    disclose_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = [
+        ([str(tmp_path / "nope"), "-o", str(tmp_path / "a")], "no such result file"),
+        ([str(disclose_run), "-o", str(disclose_run)], "is not empty"),
+        ([str(disclose_run), "-o", str(tmp_path / "b"), "--acid",
+          str(disclose_run / "result.json")], "not an ACID result"),
+        ([str(disclose_run), "-o", str(tmp_path / "c"), "--cost-sheet",
+          str(tmp_path / "none.toml")], "cannot read cost sheet"),
+    ]  # fmt: skip
+    for args, words in cases:
+        assert main(["disclose", *args, "--no-pdf"]) == 1
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and words in err, err
+
+
 HOSTILE = '<script>alert(1)</script><img src=x onerror="alert(2)">'
 
 
