@@ -14,7 +14,8 @@ from dbbench.reports import escape
 
 def verify_command(
     results: Annotated[
-        list[Path], typer.Argument(help="Result files or run directories to check.")
+        list[Path],
+        typer.Argument(help="Result files, run directories or disclosure packages to check."),
     ],
     manifest: Annotated[
         Path | None,
