@@ -181,6 +181,51 @@ def test_a_priced_8_cpu_sheet_on_a_2_cpu_run_fails_priced_vs_measured(
     assert items["priced-measured"]["evidence"] == "priced 2 CPUs, measured 2"
 
 
+def test_an_acid_result_is_disclosed_and_a_failed_test_fails_its_item(
+    disclose_run: Path, tmp_path: Path
+) -> None:
+    acid = tmp_path / "acid"
+    assert main(["acid", "-s", "0.01", "--transactions", "5", "-o", str(acid)]) == 0
+    items = _disclose(disclose_run, tmp_path / "out", "--acid", str(acid / "result.json"))
+    assert items["acid"]["status"] == "pass", items["acid"]
+    assert (
+        "atomicity" in items["acid"]["evidence"]
+        and "isolation-1: passed" in items["acid"]["evidence"]
+    )
+    fdr = (tmp_path / "out" / "fdr.html").read_text()
+    assert "<td>isolation-1</td><td>passed</td>" in fdr
+    archived = tmp_path / "out" / "supporting-files" / "benchmark_scripts" / "acid-result.json"
+    assert json.loads(archived.read_text())["schema"] == "dbbench-acid-result"
+
+    def one_failed(data: dict[str, Any]) -> None:
+        data["checks"][0]["verdict"] = "failed"
+
+    _edit(acid, one_failed)
+    items = _disclose(disclose_run, tmp_path / "failed", "--acid", str(acid / "result.json"))
+    assert items["acid"]["status"] == "fail"
+
+
+def test_the_answers_item_follows_the_kept_answer_check(disclose_run: Path, tmp_path: Path) -> None:
+    run = _copy(disclose_run, tmp_path)
+
+    def checked(disagree: int) -> Any:
+        def change(data: dict[str, Any]) -> None:
+            lines = ["run 1 stream 0 Q1: l_returnflag differs"] if disagree else []
+            data["answers"]["check"] = {
+                "reference": "duckdb", "total": 132, "checked": 120, "disagree": disagree,
+                "not_checked": 12, "lines": lines,
+            }  # fmt: skip
+
+        return change
+
+    _edit(run, checked(0))
+    assert _disclose(run, tmp_path / "agree")["answers"]["status"] == "pass"
+    _edit(run, checked(1))
+    items = _disclose(run, tmp_path / "disagree")
+    assert items["answers"]["status"] == "fail"
+    assert items["answers"]["evidence"].startswith("120 of 132 outputs compared with duckdb: 1")
+
+
 def test_verify_catches_an_edited_file_of_the_archive(
     disclose_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
