@@ -303,6 +303,12 @@ class Engine(ABC):
         engine without a catalog to ask."""
         return []
 
+    def orphan_counts(self) -> dict[str, int]:
+        """Per foreign key, the rows whose key has no parent, counted where the engine
+        declares no such constraint (the disclosure's referential integrity); empty when the
+        constraints are declared (the engine checked every row) or it cannot count."""
+        return {}
+
     def ddl_statements(self) -> list[str]:
         """The DDL this engine executes for the eight tables (CREATE TABLE, keys, indexes),
         for the disclosure (``dbbench disclose``); empty for an engine with none to show."""

@@ -307,6 +307,14 @@ class SqlEngine(Engine):
             out += ddl.create_indexes()
         return out
 
+    def orphan_counts(self) -> dict[str, int]:
+        declared = self.keys and (
+            self.ddl_rules.alter_foreign_keys or self.ddl_rules.keys_in_create
+        )
+        if declared:
+            return {}
+        return {str(k): int(n) for k, n in self.admin().query(ddl.orphan_counts_sql()).rows}
+
     def auxiliary_structures(self) -> list[str]:
         """The keys, indexes and views on the eight tables as the catalog lists them."""
         admin = self.admin()

@@ -247,7 +247,8 @@ class Benchmark:
 
     def _disclosure_facts(self, when: str) -> None:
         """What the auditor's checklist needs from the database itself, taken outside every
-        timed interval (``dbbench disclose``): the DDL as executed after the load; the rows
+        timed interval (``dbbench disclose``): the DDL as executed after the load, and the
+        orphans of each foreign key no constraint checks; the rows
         per table and the keys, indexes and views the catalog lists, after the load and
         after the test. Disclosure only: a failing count leaves the fact out and never
         stops a run."""
@@ -256,6 +257,8 @@ class Benchmark:
         if when == "after_load":
             with contextlib.suppress(Exception):
                 facts["ddl"] = engine.ddl_statements()
+            with contextlib.suppress(Exception):
+                facts["orphans_after_load"] = engine.orphan_counts()
         with contextlib.suppress(Exception):
             facts[f"rows_{when}"] = engine.row_counts()
         with contextlib.suppress(Exception):

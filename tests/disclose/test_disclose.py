@@ -114,10 +114,12 @@ def test_the_checklist_marks_each_item_with_evidence(disclose_run: Path, tmp_pat
     for item in items.values():
         assert item["status"] in ("pass", "fail", "not checked")
         assert item["evidence"] and item["source"]
-    for key in ("rows-after-load", "decimal-range", "qgen-identity", "params-differ",
-                "rows-after-test"):  # fmt: skip
+    for key in ("rows-after-load", "referential-integrity", "decimal-range", "qgen-identity",
+                "params-differ", "rows-after-test"):  # fmt: skip
         assert items[key]["status"] == "pass", items[key]
     assert items["rows-after-load"]["query"].startswith("SELECT COUNT(*)")
+    orphans = items["referential-integrity"]
+    assert orphans["evidence"] == "no row without its parent, for each of 8 foreign keys"
     assert items["acid"]["status"] == "not checked"
     assert items["aux-structures"]["status"] == "pass"  # DuckDB: no keys, no view left over
     html = (tmp_path / "out" / "checklist.html").read_text()
@@ -130,14 +132,20 @@ def test_a_row_deleted_after_the_load_fails_the_row_count_item(
     run = _copy(disclose_run, tmp_path)
 
     def deleted(data: dict[str, Any]) -> None:  # what the run counts when a row went missing
+        facts = data["config"]["disclosure"]
         for when in ("rows_after_load", "rows_after_test"):
-            data["config"]["disclosure"][when]["region"] -= 1
+            facts[when]["region"] -= 1
+        facts["orphans_after_load"]["fk_nation_n_regionkey"] = 5  # the region's nations
 
     _edit(run, deleted)
     items = _disclose(run, tmp_path / "out")
     assert items["rows-after-load"]["status"] == "fail"
     assert items["rows-after-load"]["evidence"] == "region: 4 rows, generated 5"
     assert items["rows-after-test"]["status"] == "pass"  # the test itself changed rows right
+    assert items["referential-integrity"]["status"] == "fail"
+    assert items["referential-integrity"]["evidence"] == (
+        "fk_nation_n_regionkey: 5 rows without a parent"
+    )
     verdicts = (tmp_path / "out" / "fdr.html").read_text()
     assert "region: 4 rows, generated 5" in verdicts
 
