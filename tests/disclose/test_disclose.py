@@ -124,6 +124,10 @@ def test_the_checklist_marks_each_item_with_evidence(disclose_run: Path, tmp_pat
     assert items["aux-structures"]["status"] == "pass"  # DuckDB: no keys, no view left over
     html = (tmp_path / "out" / "checklist.html").read_text()
     assert "Rows after the load equal the generated rows" in html
+    fdr = (tmp_path / "out" / "fdr.html").read_text()
+    # Q3 as DuckDB ran it: qgen's row limit replaced by the dialect's, both lines marked
+    assert "- fetch first 10 rows only;\n+ limit 10;" in fdr
+    assert "run 1, stream 2, Q3: parameters" in fdr
 
 
 def test_a_row_deleted_after_the_load_fails_the_row_count_item(
