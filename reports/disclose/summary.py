@@ -24,10 +24,16 @@ section.page h2 { font-size: 11pt; margin: 6pt 0 2pt; }
 section.page table { font-size: 7.5pt; }
 section.page td, section.page th { padding: 1px 4px; }
 section.page .wide { overflow: visible; }
+section.page.many table { font-size: 5pt; }
+section.page.many td, section.page.many th { padding: 0 1px; }
 @media screen { section.page { border-bottom: 1px dashed #999; margin-bottom: 12px; } }
 @media print { section.page { height: 272mm; } }
 </style>
 """
+
+
+#: more stream columns than this on page 3 (2 runs of S + 1 streams): a smaller type
+MANY_COLUMNS = 10
 
 
 def overview(report: Report) -> Document:
@@ -162,6 +168,8 @@ def _cell(cells: dict[str, float | None], column: str) -> str:
 def summary_html(report: Report) -> str:
     """The three pages as one HTML page (each a ``section.page``)."""
     parts = [PRINT_CSS]
+    columns = sum(len(run.rows) for run in report.runs)
     for doc in (overview(report), pricing(report.cost_sheet), quantities(report)):
-        parts.append('<section class="page">' + "\n".join(html.body(doc)) + "</section>")
+        many = " many" if doc.title.endswith("quantities") and columns > MANY_COLUMNS else ""
+        parts.append(f'<section class="page{many}">' + "\n".join(html.body(doc)) + "</section>")
     return html.page(f"Executive Summary: {report.headline.database}", parts)
