@@ -354,3 +354,21 @@ def test_a_page_of_the_package_renders_offline_without_errors_or_overflow(
     assert requests == []
     assert width <= 1280, f"{name} is {width} px wide"
     assert heading
+
+
+@pytest.mark.chromium
+def test_each_printed_page_of_the_executive_summary_holds_its_content(
+    browser: Any, package: Path
+) -> None:
+    """Printed (A4 less its margins: 190 mm wide), no page's content is cut off."""
+    page = browser.new_page(viewport={"width": 718, "height": 1000})
+    page.emulate_media(media="print")
+    page.goto((package / "executive-summary.html").resolve().as_uri(), wait_until="load")
+    sizes = page.evaluate(
+        "Array.from(document.querySelectorAll('section.page'))"
+        ".map(s => [s.scrollWidth, s.clientWidth, s.scrollHeight, s.clientHeight])"
+    )
+    page.close()
+    assert len(sizes) == 3
+    for wide, width, high, height in sizes:
+        assert wide <= width and high <= height, sizes
