@@ -47,6 +47,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "hammerdb": ("hammerdb",),
     "acid": ("acid",),
     "site": ("site", "verify"),
+    "disclose": ("disclose",),
 }
 _MODULE_OF = {command: module for module, names in COMMAND_MODULES.items() for command in names}
 
