@@ -192,6 +192,9 @@ class PostgresEngine(SqlEngine):
     settings_sql: ClassVar[str] = (
         "SELECT name, current_setting(name) FROM pg_settings WHERE name IN ({names})"
     )
+    indexes_sql: ClassVar[str] = (
+        "SELECT indexname, tablename FROM pg_indexes WHERE schemaname = current_schema()"
+    )
     #: every setting whose source is not the default (the URL's ``options=-c ...`` come as
     #: "client"), less what each driver sets for itself on connecting
     changed_sql: ClassVar[str] = (
