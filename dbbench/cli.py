@@ -25,8 +25,8 @@ from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
 import dbbench
-from dbbench.console import INTERRUPTED_LINE, terminate_as_interrupt
 from dbbench.errors import USER_ERRORS, ExitCode, error_line, hide_passwords, scrubbed_output
+from dbbench.interrupts import INTERRUPTED_LINE, terminate_as_interrupt
 from dbbench.option_check import OptionError, check_arguments
 
 #: Modules under dbbench.commands, each with ``register(app: typer.Typer) -> None``, and

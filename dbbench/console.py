@@ -13,15 +13,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from types import FrameType
 
-#: The one line of an interrupted command (one that says more prints its own).
-INTERRUPTED_LINE = "dbbench: interrupted; everything measured so far was kept\n"
-
-
-def terminate_as_interrupt(signum: int, frame: FrameType | None) -> None:
-    """SIGTERM's handler: the same path as Ctrl-C."""
-    raise KeyboardInterrupt
+from dbbench.interrupts import INTERRUPTED_LINE, terminate_as_interrupt
 
 
 def entry() -> None:

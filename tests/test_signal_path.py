@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from dbbench.console import INTERRUPTED_LINE
 from dbbench.errors import ExitCode
+from dbbench.interrupts import INTERRUPTED_LINE
 
 #: commands as a user types them (none of them gets far enough to need a server)
 COMMANDS = [
