@@ -27,6 +27,9 @@ SCHEMA_VERSION = 4
 SCHEMA_NAME = "dbbench-result"
 PLANS_FILE = "plans.jsonl.gz"  # the plan of every query as run (:class:`Plans`)
 ANSWERS_FILE = "answers.jsonl.gz"  # every query's rows as run (:class:`Answers`)
+#: ``config[DISCLOSURE_KEY]``: what the run took from the database for the disclosure (the DDL
+#: as executed, ``rows_after_load`` and ``rows_after_test`` per table; ``dbbench disclose``)
+DISCLOSURE_KEY = "disclosure"
 DUCKDB_FILE = "tpch.duckdb"  # ``--engine duckdb``: the database file inside the run directory
 
 #: Valid scale factors [SPEC 4.1.3]: anything else is not a compliant TPC-H database size.
@@ -186,6 +189,11 @@ class Telemetry:
     net_sent_bps: list[float] = field(default_factory=list)
     net_recv_bps: list[float] = field(default_factory=list)
     engine: dict[str, list[float]] = field(default_factory=dict)  # the engine's own counters
+    #: host noise: the 1-minute load average, CPU stolen by a hypervisor (% of all cores) and
+    #: CPU used by dbbench's own process (% of all cores; an in-process engine's included)
+    load1: list[float] = field(default_factory=list)
+    cpu_steal: list[float] = field(default_factory=list)
+    cpu_kit: list[float] = field(default_factory=list)
 
 
 #: ``--plans``: none, each query's EXPLAIN, or its plan as executed (an extra untimed pass)

@@ -41,6 +41,7 @@ MESSAGES: dict[str, str] = {
     "problems-recorded": "{count} problem(s) recorded during the run, the first: {first}",
     model.NOT_EVALUATED: "not evaluated",
     "v1-text": "{text}",
+    "priced-differs": "{what}: the price is not the measured system's",
 }
 
 
