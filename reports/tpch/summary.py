@@ -157,6 +157,8 @@ def build_report(
         streams=clean.streams,
     )
     notes = [p for r in runs for p in r.problems]
+    if clean.acid is not None:
+        notes.insert(0, clean.acid.summary)
     if cost_sheet is None:
         notes.append("no cost sheet given: price, $/QphH and storage ratio are not reported")
     texts = read_texts(result, source)
