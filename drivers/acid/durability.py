@@ -164,7 +164,7 @@ def _run(
     check.steps.append("database opened again (recovery)")
     history = _history(after) - before
     success = _rows(folder / "success.jsonl")
-    flight = _rows(folder / "in_flight.jsonl")
+    flight = [r for r in _rows(folder / "in_flight.jsonl") if not r.get("done")]
     wanted = Counter(_key(r) for r in success)
     lost = wanted - history
     extra = history - wanted
@@ -216,9 +216,24 @@ def _opened(url: str) -> Engine:
     return engine
 
 
+#: after every stream's commits, how long the kit waits for all to have one in flight
+#: before it settles for those that have (one writer at a time: SQLite)
+FLIGHT_SECONDS = 2.0
+
+
 def _wait_in_flight(proc: subprocess.Popen[bytes], folder: Path, streams: int) -> None:
+    """Until every stream has its commits and one transaction in flight (or, once all
+    have their commits, at least one in flight for :data:`FLIGHT_SECONDS`)."""
     deadline = time.monotonic() + STREAMS_SECONDS
-    while len(_rows(folder / "in_flight.jsonl")) < streams:
+    settled: float | None = None
+    while True:
+        rows = _rows(folder / "in_flight.jsonl")
+        done = sum(1 for r in rows if r.get("done"))
+        flying = len(rows) - done
+        if done == streams and flying >= 1:
+            settled = settled or time.monotonic()
+            if flying == streams or time.monotonic() - settled >= FLIGHT_SECONDS:
+                return
         if proc.poll() is not None:
             said = " ".join((folder / "streams.log").read_text("utf-8", "replace").split())
             raise DriversError(f"the durability streams exited {proc.returncode}: {said[-300:]}")

@@ -5,8 +5,9 @@ is embedded in it, or the client of a server the kit (or the user's command) kil
 Each of the S + 1 streams commits ACID Transactions on its own share of the orders (no two
 streams wait on one row, so each reaches its count) and, after each COMMIT returns, appends
 one record to the durability success file, flushed and synced. After ``per_stream``
-commits a stream begins one more, runs it to just before COMMIT, records it in the
-in-flight file and waits there for the failure.
+commits a stream says so in the in-flight file, begins one more, runs it to just before
+COMMIT, records it there too and waits for the failure (on an engine with one writer at a
+time, SQLite, one stream gets its transaction in flight and the others wait to begin).
 """
 
 from __future__ import annotations
@@ -65,11 +66,20 @@ class Files:
 
 
 def stream(
-    engine: Engine, k: int, orders: list[int], per_stream: int, files: Files, lock: str
+    engine: Engine,
+    k: int,
+    orders: list[int],
+    per_stream: int,
+    files: Files,
+    lock: str,
+    barrier: threading.Barrier,
 ) -> None:
     rng = random.Random(7000 + k)
     session = engine.session()
     for n in range(per_stream + 1):
+        if n == per_stream:  # its commits are done; the one in flight begins once every
+            files.append(files.flight, {"stream": k, "done": True})  # stream's are
+            barrier.wait()
         o_key = rng.choice(orders)
         for attempt in range(RETRIES):
             try:
@@ -98,11 +108,12 @@ def main(spec_path: str) -> None:
     streams: int = spec["streams"]
     orders: list[int] = spec["orders"]
     errors: list[str] = []
+    barrier = threading.Barrier(streams)
 
     def run(k: int) -> None:
         try:
             share = orders[k::streams]
-            stream(engine, k, share, spec["per_stream"], files, engine.facts.lock_read)
+            stream(engine, k, share, spec["per_stream"], files, engine.facts.lock_read, barrier)
         except BaseException as exc:
             errors.append(f"stream {k}: {exc}")
             print(f"stream {k}: {exc}", file=sys.stderr, flush=True)
