@@ -86,9 +86,7 @@ def test_bad_input_is_one_line_and_a_non_zero_exit(
         assert not (tmp_path / "run").exists()  # refused before anything ran
 
 
-def test_ctrl_c_mid_test_restores_the_rows_and_drops_history(
-    loaded: Path, tmp_path: Path
-) -> None:
+def test_ctrl_c_mid_test_restores_the_rows_and_drops_history(loaded: Path, tmp_path: Path) -> None:
     before = _fingerprint(loaded)
     args = ["acid", "-e", f"duckdb:///{loaded}", "-s", str(SF), "--streams", "2"]
     args += ["--transactions", "400", "-o", str(tmp_path / "run")]
