@@ -3,7 +3,8 @@
 result as its verdict and summary, which every report format and the compliance judge read.
 
 The same configuration: the same engine (name), the same version, and the same value of
-every disclosed engine setting the two results both recorded. The scale factor may differ
+every disclosed engine setting the two results both recorded, except those that say where
+the database is (:data:`WHERE`, and any whose two values are both absolute paths). The scale factor may differ
 (clause 3 runs on the qualification database, SF 1, whatever SF the run has).
 """
 
@@ -14,6 +15,15 @@ from pathlib import Path
 from dbbench.reports.acid.model import AcidResult
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.tpch.model import AcidVerdict, BenchmarkResult
+
+#: settings that say where the database is, not how the engine runs (the qualification
+#: database is another one than the run's)
+WHERE = frozenset({"database", "data_directory", "datadir", "path", "file"})
+
+
+def _place(value: str) -> bool:
+    """A file or folder (an absolute path): where, not how (DuckDB's temp_directory)."""
+    return value.startswith("/")
 
 
 def attach(result: BenchmarkResult, acid: AcidResult, source: str = "") -> None:
@@ -30,8 +40,9 @@ def attach(result: BenchmarkResult, acid: AcidResult, source: str = "") -> None:
             f"{mine.version!r}: not the same configuration"
         )
     differ = sorted(
-        k for k in mine.settings.keys() & theirs.settings.keys()
+        k for k in mine.settings.keys() & theirs.settings.keys() - WHERE
         if mine.settings[k] != theirs.settings[k]
+        and not (_place(mine.settings[k]) and _place(theirs.settings[k]))
     )  # fmt: skip
     if differ:
         k = differ[0]

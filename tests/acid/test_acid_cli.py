@@ -4,6 +4,7 @@ HISTORY and with every row as it was."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -63,6 +64,18 @@ def test_a_passing_run_exits_0_and_leaves_the_rows_as_they_were(
     assert "acid: isolation-6" in err and "acid: durability" in err
     assert (tmp_path / "run" / "result.json").is_file()
     assert _fingerprint(loaded) == before  # rows restored, HISTORY dropped
+    # a TPC-H run given that ACID result: the verdict in its result and its reports
+    tpch = tmp_path / "tpch"
+    code = main(
+        ["run", "-e", f"duckdb:///{tmp_path / 'tpch.duckdb'}", "-s", str(SF), "--runs", "1",
+         "--streams", "1", "--telemetry-interval", "0", "--plans", "off", "--no-answers",
+         "-o", str(tpch), "--acid", str(tmp_path / "run")]
+    )  # fmt: skip
+    _out, err = capsys.readouterr()
+    assert code == 0, err
+    data = json.loads((tpch / "result.json").read_text())
+    assert data["acid"]["verdict"] == "passed"
+    assert "ACID: passed (tests atomicity-commit" in (tpch / "report.md").read_text()
 
 
 @pytest.mark.parametrize(
@@ -110,3 +123,5 @@ def test_ctrl_c_mid_test_restores_the_rows_and_drops_history(loaded: Path, tmp_p
     assert proc.returncode == 130, seen + err
     assert "cleanup:" not in err  # nothing it could not restore
     assert _fingerprint(loaded) == before
+    result = json.loads((tmp_path / "run" / "result.json").read_text())
+    assert result["status"] == "partial" and "interrupted" in result["errors"]
