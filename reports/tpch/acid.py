@@ -4,8 +4,9 @@ result as its verdict and summary, which every report format and the compliance 
 
 The same configuration: the same engine (name), the same version, and the same value of
 every disclosed engine setting the two results both recorded, except those that say where
-the database is (:data:`WHERE`, and any whose two values are both absolute paths). The scale factor may differ
-(clause 3 runs on the qualification database, SF 1, whatever SF the run has).
+the database is (:data:`WHERE`, and any whose two values are both absolute paths). The
+scale factor may differ (clause 3 runs on the qualification database, SF 1, whatever SF
+the run has).
 """
 
 from __future__ import annotations
