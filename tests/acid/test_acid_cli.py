@@ -102,7 +102,7 @@ def test_bad_input_is_one_line_and_a_non_zero_exit(
 def test_ctrl_c_mid_test_restores_the_rows_and_drops_history(loaded: Path, tmp_path: Path) -> None:
     before = _fingerprint(loaded)
     args = ["acid", "-e", f"duckdb:///{loaded}", "-s", str(SF), "--streams", "2"]
-    args += ["--transactions", "400", "-o", str(tmp_path / "run")]
+    args += ["--transactions", "200", "-o", str(tmp_path / "run")]
     proc = subprocess.Popen(
         [sys.executable, "-m", "dbbench", *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
