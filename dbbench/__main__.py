@@ -1,3 +1,3 @@
-from dbbench.cli import entry
+from dbbench.console import entry
 
 entry()

@@ -18,12 +18,15 @@ import os
 import signal
 import sys
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
 import dbbench
 from dbbench.errors import USER_ERRORS, ExitCode, error_line, hide_passwords, scrubbed_output
+from dbbench.interrupts import INTERRUPTED_LINE, terminate_as_interrupt
 from dbbench.option_check import OptionError, check_arguments
 
 #: Modules under dbbench.commands, each with ``register(app: typer.Typer) -> None``, and
@@ -44,10 +47,29 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "hammerdb": ("hammerdb",),
     "acid": ("acid",),
     "site": ("site", "verify"),
+    "disclose": ("disclose",),
 }
 _MODULE_OF = {command: module for module, names in COMMAND_MODULES.items() for command in names}
 
+
+class _Interrupted(Exception):
+    """A KeyboardInterrupt (Ctrl-C, or SIGTERM by the one signal path) that no command
+    caught, carried past typer, which would turn it into a silent ``Exit(130)``."""
+
+
+class _Commands(TyperGroup):
+    """The root group: an interrupt that leaves a command reaches :func:`_main`, which
+    prints the one line every interrupted command ends with."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            raise _Interrupted from exc
+
+
 app = typer.Typer(
+    cls=_Commands,
     name="dbbench",
     help="TPC-H style database benchmark kit: generate data, run the spec's tests, report.",
     no_args_is_help=True,
@@ -123,6 +145,8 @@ def entry() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
+    if argv is None:  # the process is the command's (also `python -m dbbench.cli`)
+        signal.signal(signal.SIGTERM, terminate_as_interrupt)
     try:  # every value on the command line checked before any command is loaded
         check_arguments(sys.argv[1:] if argv is None else argv)
     except OptionError as exc:
@@ -144,7 +168,10 @@ def _signal_handlers_kept() -> Iterator[None]:
     :func:`main` gets its own back)."""
     try:
         saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    except ValueError:
+        # the one signal path: SIGTERM is Ctrl-C for the command's whole life (console.py
+        # puts it in place from the process's start)
+        signal.signal(signal.SIGTERM, terminate_as_interrupt)
+    except ValueError:  # not the main thread: signals are not this call's to handle
         saved = {}
     try:
         yield
@@ -158,8 +185,8 @@ def _main(argv: list[str] | None) -> int:
     try:
         # Outside standalone mode click *returns* a typer.Exit's code instead of raising it.
         result = app(args=argv, standalone_mode=False)
-    except KeyboardInterrupt:
-        sys.stderr.write("dbbench: interrupted; everything measured so far was kept\n")
+    except (KeyboardInterrupt, _Interrupted):
+        sys.stderr.write(INTERRUPTED_LINE)
         return ExitCode.INTERRUPTED
     except USER_ERRORS as exc:
         if _state["verbose"]:

@@ -101,6 +101,19 @@ def add_foreign_keys() -> list[str]:
     ]
 
 
+def orphan_counts_sql() -> str:
+    """One query of (foreign key, rows whose key has no parent) rows, a row per foreign key
+    of clause 1.4.2.3: referential integrity counted where no constraint checks it."""
+    parts = []
+    for table, cols, ref, ref_cols in FOREIGN_KEYS:
+        match = " AND ".join(f"p.{r} = c.{c}" for c, r in zip(cols, ref_cols, strict=True))
+        parts.append(
+            f"SELECT '{fk_name(table, cols)}', COUNT(*) FROM {table} c "
+            f"WHERE NOT EXISTS (SELECT 1 FROM {ref} p WHERE {match})"
+        )
+    return " UNION ALL ".join(parts)
+
+
 def index_columns() -> list[tuple[str, tuple[str, ...]]]:
     """Foreign-key columns not already a prefix of the primary key, then the date columns."""
     found: list[tuple[str, tuple[str, ...]]] = []

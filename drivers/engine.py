@@ -297,6 +297,23 @@ class Engine(ABC):
     def row_counts(self) -> dict[str, int]:
         """Rows per table, for checking a reused database."""
 
+    def auxiliary_structures(self) -> list[str]:
+        """The keys, indexes and views the catalog lists on the eight tables, one line each
+        (the disclosure compares them after the load and after the test); empty for an
+        engine without a catalog to ask."""
+        return []
+
+    def orphan_counts(self) -> dict[str, int]:
+        """Per foreign key, the rows whose key has no parent, counted where the engine
+        declares no such constraint (the disclosure's referential integrity); empty when the
+        constraints are declared (the engine checked every row) or it cannot count."""
+        return {}
+
+    def ddl_statements(self) -> list[str]:
+        """The DDL this engine executes for the eight tables (CREATE TABLE, keys, indexes),
+        for the disclosure (``dbbench disclose``); empty for an engine with none to show."""
+        return []
+
     @abstractmethod
     def read_state(self) -> dict[str, str]:
         """The kit's bookkeeping stored in the database itself (scale factor, next update

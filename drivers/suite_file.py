@@ -198,12 +198,7 @@ def _sqlalchemy_knows(drivername: str) -> bool:
 
 def load_suite(path: Path) -> Suite:
     """Read and check a suite file; raises :class:`SuiteFileError` naming line and field."""
-    try:
-        text = inputs.read_text(path, inputs.TOML_LIMIT, "suite file")
-    except OSError as exc:
-        raise SuiteFileError(f"cannot read suite file {path}: {exc.strerror or exc}") from None
-    except inputs.InputError as exc:
-        raise SuiteFileError(str(exc)) from None
+    text = inputs.read_toml_text(path, "suite file", SuiteFileError)
     try:
         data = inputs.parse_toml(text, str(path))
     except inputs.InputError as exc:

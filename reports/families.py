@@ -17,7 +17,6 @@ per output format for ``dbbench report``, and its section of ``dbbench compare``
 from __future__ import annotations
 
 import functools
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from dbbench.reports.family import Reader as Reader
 from dbbench.reports.family import Renderer as Renderer
 from dbbench.reports.family import RenderOptions as RenderOptions
 from dbbench.reports.model import read_json
+from dbbench.reports.plugins import plugins
 from dbbench.reports.renderers.html import page as html_page
 
 ENTRY_POINT_GROUP = "dbbench.families"
@@ -57,17 +57,8 @@ def families() -> dict[str, Family]:
     """Every family by schema name: the built-in ones, then those of entry points (a third
     party's may not take a built-in name)."""
     found = {f.name: f for f in _builtin()}
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            family = ep.load()
-        except Exception as exc:  # a broken plug-in: one line naming it, not a traceback
-            raise ReportsError(
-                f"result family {ep.name!r} ({ep.value}) fails to load: {exc}"
-            ) from None
-        if not isinstance(family, Family):
-            raise ReportsError(f"entry point {ep.name!r} ({ep.value}) is not a result Family")
-        if family.name not in found:
-            found[family.name] = family
+    for family in plugins(ENTRY_POINT_GROUP, Family, "result family"):
+        found.setdefault(family.name, family)
     return found
 
 

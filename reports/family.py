@@ -1,5 +1,7 @@
 """A result family's declaration (:class:`Family`): its model, its renderer per format, its
-compare section and its reader, and what renderers and sections are given.
+compare section and its reader, what ``verify`` recomputes of a result (:class:`Checked`), its
+page of the site (:class:`SiteView`) and its HammerDB job-report mapping, and what renderers
+and sections are given.
 
 Each family package declares one (``reports.<family>.family.FAMILY``) importing only this
 module; the registry (:mod:`reports.families`) imports the declarations, never the reverse.
@@ -7,6 +9,7 @@ module; the registry (:mod:`reports.families`) imports the declarations, never t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +26,9 @@ from dbbench.reports.model import ResultEnvelope
 class RenderOptions:
     """What a renderer may be given besides the result."""
 
-    cost_sheet: Any = None  # a parsed reports.tpch.costsheet.CostSheet (TPC-H)
+    #: the cost sheet of the priced configuration (``--cost-sheet``): a file, read by the
+    #: family that prices (TPC-H); another family's report leaves it aside
+    cost_sheet: Path | None = None
     color: bool = False  # text for a colour terminal
     source: Path | None = None  # the result's run directory (files beside it: plans)
 
@@ -41,6 +46,126 @@ class CompareContext:
     sources: dict[str, Path] = field(default_factory=dict)  # label -> its run directory
 
 
+#: a headline figure of a result (a site column, a manifest entry, a ``verify`` check)
+FigureValue = float | int | str | bool | None
+#: a row of a site table: plain JSON-ready values by column key
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A disagreement ``verify`` found: the field, what is wrong with it."""
+
+    field: str
+    message: str
+
+
+@dataclass
+class Checked:
+    """What ``verify`` recomputes of a result from its own measurements: its headline figures
+    (a figure that is not a finite number is None), the disagreements with what it states,
+    and the family's summaries the site reuses (TPC-H: each run's summary)."""
+
+    figures: dict[str, FigureValue] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    runs: list[Any] = field(default_factory=list)
+
+
+def finite(figures: Mapping[str, FigureValue]) -> dict[str, FigureValue]:
+    """``figures`` with a value that is not a finite number as None."""
+    return {
+        k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in figures.items()
+    }
+
+
+#: (result) -> what verify recomputes of it
+Verifier = Callable[[Any], Checked]
+
+
+@dataclass(frozen=True)
+class SitePage:
+    """A further page a family's rows make on the site (TPC-H's per-query view, its
+    history): its view (``site.js`` draws it; its file is ``<view>.html``), its link in
+    the navigation, heading and note, and its data made from the family's rows."""
+
+    view: str
+    nav: str
+    title: str
+    note: str
+    data: Callable[[list[Row]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class SiteView:
+    """A family's page of the static site: a table with a row per result (its page file is
+    ``<view>.html``; ``tpch``'s is ``index.html``). ``columns`` (key, heading, numeric)
+    are drawn by the site's one table view; none: ``site.js`` has a view of that name."""
+
+    view: str
+    nav: str  # its link in the navigation
+    title: str
+    note: str
+    #: (result, what verify recomputed) -> its row
+    row: Callable[[Any, Checked], Row]
+    columns: tuple[tuple[str, str, bool], ...] = ()
+    #: (result, its row) -> a scaling study it adds to the scaling page (None: none)
+    study: Callable[[Any, Row], dict[str, Any] | None] | None = None
+    #: (result, what verify recomputed) -> its full HTML report, reusing verify's work
+    #: (None: the family's ``html`` format)
+    report: Callable[[Any, Checked], str] | None = None
+    order: int = 50  # where its link is in the navigation (smaller: first)
+    #: its page's data from its rows (None: the rows and the columns)
+    data: Callable[[list[Row]], dict[str, Any]] | None = None
+    more: tuple[SitePage, ...] = ()  # further pages of its rows
+
+    @property
+    def file(self) -> str:
+        return "index.html" if self.view == "tpch" else f"{self.view}.html"
+
+    def pages(self) -> list[SitePage]:
+        """Its pages: the table, then the further ones."""
+        main = SitePage(self.view, self.nav, self.title, self.note, self._data)
+        return [main, *self.more]
+
+    def _data(self, rows: list[Row]) -> dict[str, Any]:
+        if self.data is not None:
+            return self.data(rows)
+        columns = self.columns or _columns(rows)
+        return {"columns": [list(c) for c in columns], "rows": rows}
+
+
+def _columns(rows: list[Row]) -> tuple[tuple[str, str, bool], ...]:
+    """The columns of rows no family declared: each key, numeric when its values are."""
+    keys = dict.fromkeys(k for r in rows for k in r if k not in ("id", "label", "hash", "family"))
+    out = [("id", "result", False)]
+    for key in keys:
+        values = [r.get(key) for r in rows if r.get(key) is not None]
+        numeric = bool(values) and all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in values
+        )
+        out.append((key, key.replace("_", " "), numeric))
+    return tuple(out)
+
+
+def default_row(result: Any, checked: Checked) -> Row:
+    """The row of a family that declares none: its envelope and its figures."""
+    return {
+        "system": result.system.hostname,
+        "engine": result.engine.name,
+        "version": result.engine.version,
+        "status": result.status,
+        **checked.figures,
+        "kit": result.kit_version,
+    }
+
+
+def status_problems(stated: str, derived: str, parts: str) -> list[Problem]:
+    """The result's stated status against the one its ``parts`` (probes, points) make."""
+    if stated != derived:
+        return [Problem("status", f"stated {stated!r}, its {parts} make it {derived!r}")]
+    return []
+
+
 #: (result, options) -> the report in one format
 Renderer = Callable[[Any, RenderOptions], str]
 #: (labelled results of the family, format, context) -> its part of a comparison: text or
@@ -51,12 +176,23 @@ CompareSection = Callable[[list[tuple[str, Any]], str, CompareContext], str]
 Reader = Callable[[Path, Any], tuple[Any, str | None]]
 
 
+def of_result(build: Callable[[Any], Document]) -> Callable[[Any, RenderOptions], Document]:
+    """A document builder that takes no render options, as a family's ``document``."""
+    return lambda result, options: build(result)
+
+
+def of_items(render: Callable[[list[tuple[str, Any]], str], str]) -> CompareSection:
+    """A compare section that needs no context (the family's results and the format)."""
+    return lambda items, fmt, context: render(items, fmt)
+
+
 @dataclass(frozen=True)
 class Family:
     """One result family."""
 
     model: type[ResultEnvelope]
-    renderers: Mapping[str, Renderer]
+    #: its own renderer of a format (none: every format renders its document)
+    renderers: Mapping[str, Renderer] = field(default_factory=dict)
     compare_section: CompareSection | None = None
     #: formats of its compare section (default: text, md, html)
     compare_formats: tuple[str, ...] = ("text", "md", "html")
@@ -68,6 +204,12 @@ class Family:
     #: :mod:`reports.renderers` renders it (a format in ``renderers`` is rendered by that
     #: renderer instead; it shows the document's warnings and verdicts too)
     document: Callable[[Any, RenderOptions], Document] | None = None
+    #: what ``verify`` recomputes of a result (None: its hashes only, no figures)
+    verify: Verifier | None = None
+    #: its page of the site (None: a table of :func:`default_row`, one column per figure)
+    site: SiteView | None = None
+    #: the result as a HammerDB ``hammerdb-job-report-v1`` document (None: not exported)
+    job_report: Callable[[Any], dict[str, Any]] | None = None
 
     @property
     def name(self) -> str:
@@ -88,6 +230,23 @@ class Family:
         if self.read is not None:
             return self.read(path, data)
         return self.model.from_parsed(data), None
+
+    def check(self, result: Any) -> Checked:
+        """What ``verify`` recomputes of ``result`` (figures not finite made None)."""
+        if self.verify is None:
+            return Checked()
+        checked = self.verify(result)
+        checked.figures = finite(checked.figures)
+        return checked
+
+    def site_view(self) -> SiteView:
+        """Its page of the site: the declared one, else a table of every figure."""
+        if self.site is not None:
+            return self.site
+        view = self.name.removeprefix("dbbench-").removesuffix("-result")
+        return SiteView(
+            view=view, nav=view, title=self.title, note=f"Every {self.title}.", row=default_row
+        )
 
     def formats(self) -> tuple[str, ...]:
         """The formats a result of this family comes as."""

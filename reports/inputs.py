@@ -42,7 +42,8 @@ class InputError(ValueError):
     """An input file the kit refuses to read (the message is one line)."""
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, in words (``stat`` mode ``mode``)."""
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -63,7 +64,7 @@ def read_bytes(path: Path, limit: int = JSON_LIMIT, what: str = "input") -> byte
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"{what} {path}: refusing to read it: it is {_kind(info.st_mode)}")
+            raise InputError(f"{what} {path}: refusing to read it: it is {file_kind(info.st_mode)}")
         if info.st_size > limit:
             raise InputError(
                 f"{what} {path}: too large ({info.st_size:,} bytes, at most {limit:,})"
@@ -94,6 +95,17 @@ def read_text(path: Path, limit: int = JSON_LIMIT, what: str = "input") -> str:
     if "\x00" in text:
         raise InputError(f"{what} {path}: not a text file (binary content)")
     return text
+
+
+def read_toml_text(path: Path, what: str, error: Callable[[str], Exception]) -> str:
+    """The text of the TOML file ``path`` (at most :data:`TOML_LIMIT` bytes): any failure is
+    ``error`` of one line ("cannot read <what> <path>: ...", or why it is refused)."""
+    try:
+        return read_text(path, TOML_LIMIT, what)
+    except OSError as exc:
+        raise error(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    except InputError as exc:
+        raise error(str(exc)) from None
 
 
 def parse_toml(

@@ -1,36 +1,12 @@
 """Reading result files for reports: a JSON file or a run directory, with one-line errors.
 
 Every read goes through the family registry (:func:`reports.families.read_result`): a file is
-read once, checked and upgraded by its family; these are the TPC-H-shaped views of it.
+read once, checked and upgraded by its family. A TPC-H result of ``dbbench run`` (what the
+suites, scaling studies and gates read) is :func:`load_result` (:mod:`reports.tpch.loading`).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from dbbench.reports.errors import ReportsError
-from dbbench.reports.families import read_result
-from dbbench.reports.hammerdb.model import AnyResult, HammerDBResult
-from dbbench.reports.tpch.model import SCHEMA_NAME, BenchmarkResult
-
-
-def load_result(path: Path) -> BenchmarkResult:
-    """Read a result written by ``dbbench run`` (any schema version this kit understands),
-    completed from the run directory's journal when the result file is missing or behind."""
-    return load_result_noted(path)[0]
-
-
-def load_result_noted(path: Path) -> tuple[BenchmarkResult, str | None]:
-    """:func:`load_result`, and what was recovered from the journal (None: nothing)."""
-    family, result, note = read_result(path)
-    if family.name != SCHEMA_NAME or not isinstance(result, BenchmarkResult):
-        raise ReportsError(f"{path}: a {family.title}, not a TPC-H result of dbbench run")
-    return result, note
-
-
-def load_any_result(path: Path) -> AnyResult:
-    """A TPC-H (``dbbench run``) or HammerDB result."""
-    family, result, _ = read_result(path)
-    if not isinstance(result, BenchmarkResult | HammerDBResult):
-        raise ReportsError(f"{path}: a {family.title}, not a TPC-H or HammerDB result")
-    return result
+from dbbench.reports.families import read_result as read_result
+from dbbench.reports.tpch.loading import load_result as load_result
+from dbbench.reports.tpch.loading import load_result_noted as load_result_noted

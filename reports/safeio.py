@@ -19,6 +19,8 @@ import tempfile
 from pathlib import Path
 from typing import TextIO
 
+from dbbench.reports.inputs import file_kind
+
 #: The path that means "standard output" on a command line (``-o -``).
 STDOUT = "-"
 
@@ -50,15 +52,9 @@ def _refusal(path: Path, mode: int) -> str | None:
     """Why ``path`` (with ``lstat`` mode ``mode``) may not be replaced; None: it may."""
     if stat.S_ISLNK(mode):
         return "it is a symbolic link"
-    if stat.S_ISDIR(mode):
-        return "it is a directory"
-    if stat.S_ISSOCK(mode):
-        return "it is a socket"
-    if stat.S_ISBLK(mode):
-        return "it is a block device"
-    if not (stat.S_ISREG(mode) or stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
-        return "it is not a regular file"
-    return None
+    if stat.S_ISREG(mode) or stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        return None
+    return f"it is {file_kind(mode)}"
 
 
 def _lstat_mode(path: Path) -> int | None:

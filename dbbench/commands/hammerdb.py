@@ -27,7 +27,9 @@ from dbbench.drivers.hammerdb.script import (
 )
 from dbbench.drivers.url import parse_url
 from dbbench.errors import DbbenchError, ExitCode
+from dbbench.reports.errors import ReportsError
 from dbbench.reports.escape import terminal
+from dbbench.reports.families import read_result
 from dbbench.reports.hammerdb.export import (
     JOB_REPORT_SCHEMA,
     from_job_report,
@@ -36,9 +38,7 @@ from dbbench.reports.hammerdb.export import (
     validate_job_report,
 )
 from dbbench.reports.hammerdb.model import HammerDBResult
-from dbbench.reports.loading import load_any_result
 from dbbench.reports.model import kit_version
-from dbbench.reports.o2c.render import is_o2c_result, load_o2c
 from dbbench.reports.safeio import OutputError, write_text
 
 app = typer.Typer(
@@ -317,13 +317,11 @@ def export_command(
 ) -> None:
     """Any dbbench result as a hammerdb-job-report-v1 JSON (HammerDB's result artifact); an
     o2c result becomes a TPROC-C-like artifact labelled dbbench o2c (unofficial)."""
-    if is_o2c_result(result):
-        o2c = load_o2c(result)
-        if not o2c.probes:
-            raise DbbenchError(f"{result}: the o2c result holds no probe: nothing to export")
-        doc = to_job_report(o2c)
-    else:
-        doc = to_job_report(load_any_result(result))
+    _, loaded, _ = read_result(result)
+    try:
+        doc = to_job_report(loaded)
+    except (ReportsError, ValueError) as exc:
+        raise DbbenchError(f"{result}: {exc}") from None
     problems = validate_job_report(doc)
     if problems:  # a bug of ours, never the user's: say what
         raise DbbenchError(f"export does not validate: {'; '.join(problems)}")

@@ -78,14 +78,9 @@ def report(
         raise typer.BadParameter(f"{format!r} is not one of {', '.join(family.formats())}")
     if recovered is not None:
         typer.echo(f"dbbench: {result}: result rebuilt from the journal: {recovered}", err=True)
-    sheet = None
-    if cost_sheet is not None and family.name == SCHEMA_NAME:
-        from dbbench.reports.tpch.costsheet import load_cost_sheet
-
-        sheet = load_cost_sheet(cost_sheet)
     color = format == "text" and output is None and sys.stdout.isatty()
     source = result if result.is_dir() else result.parent
-    options = RenderOptions(cost_sheet=sheet, color=color, source=source)
+    options = RenderOptions(cost_sheet=cost_sheet, color=color, source=source)
     _emit(family.render(loaded, format, options), output)
 
 

@@ -14,7 +14,8 @@ from dbbench.reports import escape
 
 def verify_command(
     results: Annotated[
-        list[Path], typer.Argument(help="Result files or run directories to check.")
+        list[Path],
+        typer.Argument(help="Result files, run directories or disclosure packages to check."),
     ],
     manifest: Annotated[
         Path | None,
@@ -54,7 +55,17 @@ def verify_command(
         raise ReportsError("--sha256 names the hash of one result: give exactly one")
     entries = read_manifest(manifest) if manifest is not None else None
     failed = 0
+    from dbbench.reports.disclose.archive import is_package, verify_package
+
     for path in results:
+        if is_package(path):  # a disclosure package (dbbench disclose): its manifest
+            problems = verify_package(path)
+            for line in problems:
+                typer.echo(escape.terminal(line), err=True)
+            if not problems:
+                typer.echo(escape.terminal(f"{path}: ok, every file as its manifest states"))
+            failed += bool(problems)
+            continue
         verdict = verify(path, entries, expected)
         if verdict.ok:
             prov = verdict.provenance

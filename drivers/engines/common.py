@@ -239,6 +239,14 @@ class SqlEngine(Engine):
     #: (name, value) rows for the names in ``{names}`` (see :meth:`settings_from`).
     disclosed_settings: ClassVar[tuple[str, ...]] = ()
     settings_sql: ClassVar[str] = ""
+    #: The query that lists the engine's indexes as (name, table) rows; "" when it has none
+    #: to list (the disclosure's auxiliary structures, :meth:`auxiliary_structures`).
+    indexes_sql: ClassVar[str] = ""
+    #: The query that lists the user's views as (name,) rows.
+    views_sql: ClassVar[str] = (
+        "SELECT table_name FROM information_schema.views WHERE table_schema "
+        "NOT IN ('information_schema', 'pg_catalog')"
+    )
 
     def __init__(self, url: EngineURL, policy: ErrorPolicy, options: EngineOptions) -> None:
         self.url = url
@@ -287,6 +295,42 @@ class SqlEngine(Engine):
                 steps["indexes"] = self._timed(cur, ddl.create_indexes())
             steps[self.statistics_step] = self._timed(cur, self.analyze_sql())
         return steps
+
+    def ddl_statements(self) -> list[str]:
+        """What :meth:`create_schema` and :meth:`finish_load` execute, in that order."""
+        out = [ddl.create_table(t, self.ddl_rules, keys=self.keys) for t in TABLES]
+        if self.keys and not self.ddl_rules.keys_in_create:
+            out += [ddl.add_primary_key(t) for t in TABLES]
+        if self.keys and self.ddl_rules.alter_foreign_keys:
+            out += ddl.add_foreign_keys()
+        if self.indexes:
+            out += ddl.create_indexes()
+        return out
+
+    def orphan_counts(self) -> dict[str, int]:
+        declared = self.keys and (
+            self.ddl_rules.alter_foreign_keys or self.ddl_rules.keys_in_create
+        )
+        if declared:
+            return {}
+        return {str(k): int(n) for k, n in self.admin().query(ddl.orphan_counts_sql()).rows}
+
+    def auxiliary_structures(self) -> list[str]:
+        """The keys, indexes and views on the eight tables as the catalog lists them."""
+        admin = self.admin()
+        names = ", ".join(f"'{t}'" for t in TABLES)
+        found = [
+            f"{kind} {name} ON {table}"
+            for table, kind, name in admin.query(
+                "SELECT table_name, constraint_type, constraint_name FROM "
+                f"information_schema.table_constraints WHERE table_name IN ({names}) "
+                "AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY', 'UNIQUE')"
+            ).rows
+        ]
+        if self.indexes_sql:
+            found += [f"INDEX {n} ON {t}" for n, t in admin.query(self.indexes_sql).rows]
+        found += [f"VIEW {name}" for (name,) in admin.query(self.views_sql).rows]
+        return sorted(found)
 
     @staticmethod
     def _timed(cur: Any, statements: list[str]) -> float:

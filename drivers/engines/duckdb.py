@@ -130,6 +130,8 @@ class DuckDBEngine(SqlEngine):
     settings_sql: ClassVar[str] = (
         "SELECT name, value FROM duckdb_settings() WHERE name IN ({names})"
     )
+    indexes_sql: ClassVar[str] = "SELECT index_name, table_name FROM duckdb_indexes()"
+    views_sql: ClassVar[str] = "SELECT view_name FROM duckdb_views() WHERE NOT internal"
     statistics_step: ClassVar[str] = "checkpoint"
 
     def __init__(self, url: EngineURL) -> None:

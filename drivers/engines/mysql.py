@@ -172,6 +172,10 @@ class MySqlEngine(SqlAlchemyEngine):
         "sort_buffer_size",
     )
     settings_sql: ClassVar[str] = "SHOW VARIABLES WHERE Variable_name IN ({names})"
+    #: information_schema spans every database of the server: this one's only
+    views_sql: ClassVar[str] = (
+        "SELECT table_name FROM information_schema.views WHERE table_schema = DATABASE()"
+    )
 
     def __init__(self, url: EngineURL) -> None:
         charset = url.query.get("charset")

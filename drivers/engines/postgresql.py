@@ -192,6 +192,9 @@ class PostgresEngine(SqlEngine):
     settings_sql: ClassVar[str] = (
         "SELECT name, current_setting(name) FROM pg_settings WHERE name IN ({names})"
     )
+    indexes_sql: ClassVar[str] = (
+        "SELECT indexname, tablename FROM pg_indexes WHERE schemaname = current_schema()"
+    )
 
     def __init__(self, url: EngineURL) -> None:
         options = PostgresOptions.from_url(url)

@@ -23,7 +23,8 @@ from dbbench.drivers.lifecycle import RunScope
 from dbbench.drivers.mixed.point import PointSpec, Settings, interrupted, loss, run_point
 from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.identity import distinct_servers
-from dbbench.drivers.o2c.simulator import planned_probe, server_cpu_scope
+from dbbench.drivers.o2c.servercpu import server_cpu_scope
+from dbbench.drivers.o2c.simulator import planned_probe
 from dbbench.drivers.o2c.study import Display, node_labels
 from dbbench.drivers.sysinfo import engine_info, system_info
 from dbbench.reports.mixed.model import MIXED_STEPS_FILE, MixedPoint, MixedResult

@@ -24,7 +24,9 @@ includes it; a server on another host is not seen.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from pathlib import Path
 
+from dbbench.drivers.engine import BackendProcess, BackendThread, Engine, Session
 from dbbench.drivers.telemetry import engine_scope
 
 try:  # the telemetry extra; without it the figure is simply not measured
@@ -127,3 +129,52 @@ def server_cpu_meter(
         return stop
 
     return start
+
+
+def server_cpu_scope(engine: Engine, url: str | None) -> str:
+    """What a run's server CPU figure on ``engine`` counts (:func:`servercpu.attribution`),
+    read through one session of its own."""
+    s = engine.session()
+    try:
+        pids, tids = backend_ids([s], BackendProcess), backend_ids([s], BackendThread)
+        return attribution(engine.facts.server_processes, url, pids, tids)
+    finally:
+        s.close()
+
+
+def backend_ids(
+    sessions: list[Session], ability: type[BackendProcess] | type[BackendThread]
+) -> set[int]:
+    """What serves ``sessions`` on the server, where the engine can tell: the ids its
+    sessions declare by the capability class ``ability`` (:class:`BackendProcess`:
+    PostgreSQL's server processes; :class:`BackendThread`: MariaDB's OS threads); empty
+    where a session lacks it or one id is unknown (the figure then falls back to the
+    engine's server processes)."""
+    found: set[int] = set()
+    for s in sessions:
+        got = None
+        if ability is BackendProcess and isinstance(s, BackendProcess):
+            got = s.backend_pid()
+        elif ability is BackendThread and isinstance(s, BackendThread):
+            got = s.backend_thread()
+        if got is None:
+            return set()
+        found.add(int(got))
+    return found
+
+
+def host_jiffies(stat: Path = Path("/proc/stat")) -> tuple[int, int] | None:
+    """(busy, total) CPU jiffies of the whole host, where Linux shows them."""
+    try:
+        fields = stat.read_text().splitlines()[0].split()[1:]
+    except (OSError, IndexError):
+        return None
+    values = [int(v) for v in fields[:8]]
+    idle = values[3] + (values[4] if len(values) > 4 else 0)
+    return sum(values) - idle, sum(values)
+
+
+def busy_share(a: tuple[int, int] | None, b: tuple[int, int] | None) -> float | None:
+    if a is None or b is None or b[1] <= a[1]:
+        return None
+    return (b[0] - a[0]) / (b[1] - a[1])

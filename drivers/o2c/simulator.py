@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 import os
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,8 +33,19 @@ from typing import TextIO
 
 from dbbench.drivers.engine import BackendProcess, BackendThread, Engine, Session
 from dbbench.drivers.errors import ConnectionLostError, DriversError
-from dbbench.drivers.o2c.capacity import room_for, work_processes
-from dbbench.drivers.o2c.servercpu import attribution, server_cpu_meter
+from dbbench.drivers.o2c.capacity import work_processes
+from dbbench.drivers.o2c.config import EXPECTED_RT as EXPECTED_RT
+from dbbench.drivers.o2c.config import SD_WINDOW as SD_WINDOW
+from dbbench.drivers.o2c.config import RunConfig as RunConfig
+from dbbench.drivers.o2c.config import planned_probe as planned_probe
+from dbbench.drivers.o2c.config import whole_loops as whole_loops
+from dbbench.drivers.o2c.servercpu import (
+    attribution,
+    backend_ids,
+    busy_share,
+    host_jiffies,
+    server_cpu_meter,
+)
 from dbbench.drivers.o2c.setup import (
     Prepared,
     UserData,
@@ -51,67 +61,6 @@ from dbbench.reports.o2c.model import O2CProbe, O2CSteps
 INTERRUPTED = "interrupted"
 #: Seconds the ramp-down waits for in-flight steps before giving up on them.
 RAMPDOWN_LIMIT = 60.0
-#: The SAP SD benchmark's rule: at least 15 minutes of high load (the default window of a
-#: run and of a search's confirmation; shorter windows are labelled "not SD-like").
-SD_WINDOW = 900.0
-#: The response time assumed when sizing a loop before any was measured, seconds.
-EXPECTED_RT = 0.1
-
-
-@dataclass
-class RunConfig:
-    users: int
-    think: float = 10.0
-    think_dist: str = "fixed"  # fixed (SAP) or exp (negative exponential, same mean)
-    rampup: float | None = None  # default: one full loop (:meth:`loop_seconds`)
-    steady: float = SD_WINDOW  # at least this long, rounded up to whole loops
-    work_processes: int | None = None  # default: drivers.o2c.capacity (server-aware)
-    seed: int = 1
-    progress_interval: float = 10.0
-    expected_rt: float = EXPECTED_RT  # sizes the loop before any response was measured
-    driver_processes: int = 1  # processes driving the users (``drivers.o2c.processes``)
-
-    def validate(self) -> None:
-        if self.users <= 0:
-            raise DriversError(f"users must be a positive number, not {self.users}")
-        if self.think < 0:
-            raise DriversError(f"think time must not be negative, not {self.think:g} s")
-        if self.steady <= 0:
-            raise DriversError(f"the steady-state window must be positive, not {self.steady:g} s")
-        if self.rampup is not None and self.rampup < 0:
-            raise DriversError(f"ramp-up must not be negative, not {self.rampup:g} s")
-        if self.work_processes is not None and self.work_processes <= 0:
-            raise DriversError(f"work processes must be positive, not {self.work_processes}")
-        if self.think_dist not in ("fixed", "exp"):
-            raise DriversError(f"think-time distribution {self.think_dist!r}: fixed or exp")
-        if self.driver_processes < 1:
-            raise DriversError(f"driver processes must be at least 1, not {self.driver_processes}")
-        if self.expected_rt < 0:
-            raise DriversError(f"expected response time must not be negative: {self.expected_rt}")
-
-    def pool_size(self) -> int:
-        if self.work_processes is not None:
-            return min(self.work_processes, self.users)
-        return min(self.users, max(4, 2 * (os.cpu_count() or 1)))
-
-    def loop_seconds(self) -> float:
-        """One order-to-cash loop: 15 steps x (think + expected response time)."""
-        return q.STEPS_PER_LOOP * (self.think + self.expected_rt)
-
-    def rampup_seconds(self) -> float:
-        """The log-on ramp-up: as asked, else one full loop (at least 1 s)."""
-        return self.rampup if self.rampup is not None else max(1.0, self.loop_seconds())
-
-    def window_seconds(self) -> float:
-        """The steady window: ``steady`` rounded up to a whole number of loops."""
-        return whole_loops(self.steady, self.loop_seconds())
-
-
-def whole_loops(seconds: float, loop: float) -> float:
-    """``seconds`` rounded up to a whole number (at least one) of ``loop``-second loops."""
-    if loop <= 0:
-        return seconds
-    return max(1, math.ceil(seconds / loop - 1e-9)) * loop
 
 
 @dataclass
@@ -303,8 +252,8 @@ class Simulator:
         w = self.pool
         node_sessions = [[n.session() for _ in range(w)] for n in self.nodes]
         # the first node's: this host's server
-        pids = _backend_ids(node_sessions[0], BackendProcess)
-        tids = _backend_ids(node_sessions[0], BackendThread)
+        pids = backend_ids(node_sessions[0], BackendProcess)
+        tids = backend_ids(node_sessions[0], BackendThread)
         names = self.engine.facts.server_processes
         self.server_meter = server_cpu_meter(names, self.url, pids, tids)
         self.server_cpu_scope = attribution(names, self.url, pids, tids)
@@ -397,7 +346,7 @@ class Simulator:
         server: Callable[[], float] | None = None
         try:
             await self._sleep_until(t0 + window_start, stop)
-            cpu0 = (time.process_time(), _host_jiffies())
+            cpu0 = (time.process_time(), host_jiffies())
             server = self.server_meter() if self.server_meter is not None else None
             await self._sleep_until(t0 + probe.window_end, stop)
         finally:
@@ -412,7 +361,7 @@ class Simulator:
                 self.stopped_early = True
             if cpu0 is not None:
                 probe.driver_cpu_seconds = time.process_time() - cpu0[0]
-                probe.host_cpu_busy = _busy(cpu0[1], _host_jiffies())
+                probe.host_cpu_busy = busy_share(cpu0[1], host_jiffies())
                 probe.host_cpus = os.cpu_count()
                 if server is not None:
                     probe.server_cpu_seconds = server()
@@ -590,251 +539,3 @@ class Simulator:
             raise Fatal(self.fatal) from exc
         sessions[sessions.index(broken)] = fresh
         return fresh
-
-
-def server_cpu_scope(engine: Engine, url: str | None) -> str:
-    """What a run's server CPU figure on ``engine`` counts (:func:`servercpu.attribution`),
-    read through one session of its own."""
-    s = engine.session()
-    try:
-        pids, tids = _backend_ids([s], BackendProcess), _backend_ids([s], BackendThread)
-        return attribution(engine.facts.server_processes, url, pids, tids)
-    finally:
-        s.close()
-
-
-def _backend_ids(
-    sessions: list[Session], ability: type[BackendProcess] | type[BackendThread]
-) -> set[int]:
-    """What serves ``sessions`` on the server, where the engine can tell: the ids its
-    sessions declare by the capability class ``ability`` (:class:`BackendProcess`:
-    PostgreSQL's server processes; :class:`BackendThread`: MariaDB's OS threads); empty
-    where a session lacks it or one id is unknown (the figure then falls back to the
-    engine's server processes)."""
-    found: set[int] = set()
-    for s in sessions:
-        got = None
-        if ability is BackendProcess and isinstance(s, BackendProcess):
-            got = s.backend_pid()
-        elif ability is BackendThread and isinstance(s, BackendThread):
-            got = s.backend_thread()
-        if got is None:
-            return set()
-        found.add(int(got))
-    return found
-
-
-def _host_jiffies(stat: Path = Path("/proc/stat")) -> tuple[int, int] | None:
-    """(busy, total) CPU jiffies of the whole host, where Linux shows them."""
-    try:
-        fields = stat.read_text().splitlines()[0].split()[1:]
-    except (OSError, IndexError):
-        return None
-    values = [int(v) for v in fields[:8]]
-    idle = values[3] + (values[4] if len(values) > 4 else 0)
-    return sum(values) - idle, sum(values)
-
-
-def _busy(a: tuple[int, int] | None, b: tuple[int, int] | None) -> float | None:
-    if a is None or b is None or b[1] <= a[1]:
-        return None
-    return (b[0] - a[0]) / (b[1] - a[1])
-
-
-def planned_probe(config: RunConfig, journal: str) -> O2CProbe:
-    """The probe as it is known before it runs, for the result file written first: if the
-    driver dies, that file and the step journal it names keep what was measured."""
-    rampup = config.rampup_seconds()
-    return O2CProbe(
-        users=config.users,
-        think=config.think,
-        think_dist=config.think_dist,
-        work_processes=config.pool_size(),
-        rampup=rampup,
-        start=time.time(),
-        window_start=rampup + config.think,
-        window_end=rampup + config.think + config.window_seconds(),
-        end=0.0,
-        status="partial",
-        errors=["the driver stopped before writing its result (killed?): steps from the journal"],
-        steps_journal=journal,
-    )
-
-
-@dataclass(frozen=True)
-class Trial:
-    """A probe as the search's rule sees it: its pool of work processes, the reports'
-    verdict and, under ``--work-processes auto``, the reports' average response time and
-    whether it is mostly the wait for a work process."""
-
-    work_processes: int
-    passed: bool
-    rt: float = math.nan
-    pool_bound: bool = False
-
-
-@dataclass
-class SearchRun:
-    """What a search did: every probe in the order made, and each user count's decision
-    (the probe of the pool it kept there)."""
-
-    probes: list[O2CProbe] = field(default_factory=list)
-    decided: dict[int, Trial] = field(default_factory=dict)
-
-
-def search(
-    engine: Engine,
-    prepared: Prepared,
-    config: RunConfig,
-    passes: Callable[[O2CProbe], bool],
-    *,
-    max_users: int | None = None,
-    max_probes: int = 12,
-    resolution: float = 0.05,
-    on_probe: Callable[[O2CProbe, bool], None] | None = None,
-    progress: Callable[[Progress], None] | None = None,
-    before_probe: Callable[[RunConfig], None] | None = None,
-    journal: Path | None = None,
-    url: str | None = None,
-    nodes: list[Engine] | None = None,
-    pool_bound: Callable[[O2CProbe], tuple[float, bool]] | None = None,
-    runner: Callable[[Simulator], O2CProbe] | None = None,
-) -> SearchRun:
-    """The largest user count whose probe passes (:func:`search_rule`: doubling, then
-    bisection, with ``--work-processes auto``'s widening when ``pool_bound`` is given).
-    Every probe is kept; ``passes`` is the reports' verdict and ``pool_bound`` their
-    (average RT, mostly waiting for a work process) of a probe (drivers do not compute
-    metrics). ``before_probe`` sees each probe's configuration before it starts and
-    ``journal`` receives its steps as they finish (the caller empties it between probes), so
-    a killed driver loses nothing the probes already measured. A probe stopped by a lost
-    server or an interrupt ends the search with what it has."""
-    top = min(max_users or prepared.users, prepared.users)
-    if config.users > top:
-        raise DriversError(f"the search starts at {config.users} users, above its limit {top}")
-    run = SearchRun()
-
-    def measure(n: int, pool: int | None) -> Trial:
-        cfg = RunConfig(**{**config.__dict__, "users": n, "work_processes": pool})
-        if before_probe is not None:
-            before_probe(cfg)
-        sim = Simulator(engine, prepared, cfg, progress, journal, url, nodes)
-        found = sim.run() if runner is None else runner(sim)
-        ok = passes(found)
-        run.probes.append(found)
-        if on_probe is not None:
-            on_probe(found, ok)
-        if found.status == "failed" or any(e.startswith(INTERRUPTED) for e in found.errors):
-            raise _Stopped()
-        if pool_bound is None:
-            return Trial(found.work_processes, ok)
-        rt, bound = pool_bound(found)
-        return Trial(found.work_processes, ok, rt, bound)
-
-    def room() -> int | None:
-        return room_for(nodes or [engine])
-
-    with contextlib.suppress(_Stopped):
-        search_rule(
-            measure, config.users, top, max_probes=max_probes, resolution=resolution,
-            pool=config.work_processes, room=None if pool_bound is None else room,
-            decided=run.decided,
-        )  # fmt: skip
-    return run
-
-
-def search_rule(
-    measure: Callable[[int, int | None], Trial],
-    start: int,
-    top: int,
-    *,
-    max_probes: int = 12,
-    resolution: float = 0.05,
-    pool: int | None = None,
-    room: Callable[[], int | None] | None = None,
-    decided: dict[int, Trial] | None = None,
-) -> dict[int, Trial]:
-    """The search's rule over ``measure(users, work processes)`` (a probe, as a
-    :class:`Trial`; None work processes: the default pool): the user counts of
-    :func:`next_probe`, each decided by :func:`pool_step` when ``room`` is given
-    (``--work-processes auto``: the connections the servers still accept, asked once per
-    count), else by its one probe. Later counts start from the pool kept at the last one.
-    A pool that was no better than the one it widened at some count is not probed again at
-    a larger count (:func:`tried_in_vain`). Returns (and fills ``decided``, so a caller
-    sees the counts decided before a probe raised) each count's deciding trial."""
-    decided = {} if decided is None else decided
-    history: list[tuple[int, bool]] = []
-    in_vain: dict[int, int] = {}  # a pool -> the smallest count where it was no better
-    w = pool
-    while (n := next_probe(history, start, top, max_probes, resolution)) is not None:
-        trials = [measure(n, w)]
-        kept = trials[0]
-        if room is not None:
-            limit = room()
-            while True:
-                kept, wider = pool_step(trials, n, limit)
-                if wider is None or tried_in_vain(in_vain, wider, n):
-                    break
-                trials.append(measure(n, wider))
-            if trials[-1] is not kept:  # the last widening was no better
-                last = trials[-1].work_processes
-                in_vain[last] = min(n, in_vain.get(last, n))
-            w = kept.work_processes
-        decided[n] = kept
-        history.append((n, kept.passed))
-    return decided
-
-
-def tried_in_vain(in_vain: Mapping[int, int], pool: int, users: int) -> bool:
-    """Whether ``pool`` (or a narrower pool that was still wider than the one it widened)
-    was no better at ``users`` or fewer (``in_vain``: pool -> the smallest such count).
-    A wider pool that did not lower the RT there meets more load here: what holds the RT is
-    then the machine (the CPUs the driver and the server share), not the pool, and another
-    probe of it would cost a whole probe's minutes for nothing. Below that count it is
-    still tried: with less load the pool may be the limit."""
-    return any(p <= pool and m <= users for p, m in in_vain.items())
-
-
-def pool_step(trials: Sequence[Trial], users: int, room: int | None) -> tuple[Trial, int | None]:
-    """``--work-processes auto`` at one user count, from its probes so far (in the order
-    made, each after the first with a wider pool): the probe that decides the count, and the
-    pool to probe next (None: the count is decided). The pool is widened (twice the kept
-    one, at most the users and ``room``, what the servers still accept) while the kept probe
-    is mostly work-process wait; a wider pool is kept only when its RT is lower. A widening
-    whose RT is no better decides the count with the narrower pool and that probe's verdict,
-    never the worse probe's."""
-    kept = trials[0]
-    for wider in trials[1:]:
-        if not wider.rt < kept.rt:  # no better (or not measured): the narrower pool stays
-            return kept, None
-        kept = wider
-    if not kept.pool_bound:
-        return kept, None
-    limit = min(users, room if room is not None else users)
-    wider_pool = min(2 * kept.work_processes, limit)
-    return kept, (wider_pool if wider_pool > kept.work_processes else None)
-
-
-def next_probe(
-    history: list[tuple[int, bool]], start: int, top: int, max_probes: int, resolution: float
-) -> int | None:
-    """The user count of the next probe, or None when the search is done: ``start``, then
-    doubling while every probe passed (capped at ``top``), then bisection between the
-    largest pass and the smallest fail above it until they are within ``resolution``
-    (relative to the pass) or one user apart; never more than ``max_probes`` probes."""
-    if len(history) >= max_probes:
-        return None
-    if not history:
-        return start
-    if all(ok for _, ok in history):
-        last = history[-1][0]
-        return None if last >= top else min(top, last * 2)
-    good = max((n for n, ok in history if ok), default=0)
-    bad = min((n for n, ok in history if not ok and n > good), default=top + 1)
-    if bad - good <= max(1, int(good * resolution)):
-        return None
-    n = (good + bad) // 2
-    return None if n in (good, bad) or n < 1 else n
-
-
-class _Stopped(Exception):
-    """A probe failed outright (the server went away): the search ends with what it has."""

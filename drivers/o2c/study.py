@@ -25,16 +25,15 @@ from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.identity import distinct_servers
 from dbbench.drivers.o2c.processes import require_shareable, run_processes
 from dbbench.drivers.o2c.result import build_result
+from dbbench.drivers.o2c.search import Trial, search
+from dbbench.drivers.o2c.servercpu import server_cpu_scope
 from dbbench.drivers.o2c.simulator import (
     INTERRUPTED,
     SD_WINDOW,
     Progress,
     RunConfig,
     Simulator,
-    Trial,
     planned_probe,
-    search,
-    server_cpu_scope,
 )
 from dbbench.drivers.signals import within
 from dbbench.drivers.url import redact
@@ -107,7 +106,7 @@ class SearchLimits:
     #: config for the reports' verdicts (``reports.o2c.metrics.Limits.config``)
     rt_extra: dict[str, Any] = field(default_factory=dict)
     #: ``--work-processes auto``: widen the pool while it, not the database, holds the
-    #: response time (:func:`drivers.o2c.simulator.search`)
+    #: response time (:func:`drivers.o2c.search.search`)
     auto_work_processes: bool = False
     #: runs of the confirmation at the count found (the reports give their mean and CI)
     confirm_repeat: int = 1

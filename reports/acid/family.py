@@ -1,19 +1,10 @@
-"""The ``acid`` family's declaration in the registry."""
+"""The ``acid`` family's declaration in the registry: every format renders its document."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from dbbench.reports.acid.document import acid_document
 from dbbench.reports.acid.model import AcidResult
-from dbbench.reports.acid.render import FORMATS, render
-from dbbench.reports.family import Family, RenderOptions
+from dbbench.reports.acid.verify import check
+from dbbench.reports.family import Family, of_result
 
-
-def _renderer(fmt: str) -> Any:
-    def rendered(result: AcidResult, options: RenderOptions) -> str:
-        return render(result, fmt)
-
-    return rendered
-
-
-FAMILY = Family(model=AcidResult, renderers={fmt: _renderer(fmt) for fmt in FORMATS})
+FAMILY = Family(model=AcidResult, document=of_result(acid_document), verify=check)

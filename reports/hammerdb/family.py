@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from dbbench.reports.document import Document
-from dbbench.reports.family import CompareContext, Family, RenderOptions
+from dbbench.reports.family import CompareContext, Family, of_result
 from dbbench.reports.hammerdb.compare import render_section
 from dbbench.reports.hammerdb.document import hammerdb_document
+from dbbench.reports.hammerdb.job_report import hammerdb_job_report
 from dbbench.reports.hammerdb.model import HammerDBResult
+from dbbench.reports.hammerdb.site import SITE
+from dbbench.reports.hammerdb.verify import check
 from dbbench.reports.tpch.model import SCHEMA_NAME, BenchmarkResult
-
-
-def document(result: HammerDBResult, options: RenderOptions) -> Document:
-    return hammerdb_document(result)
 
 
 def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareContext) -> str:
@@ -27,8 +25,6 @@ def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareCont
 
 
 FAMILY = Family(
-    model=HammerDBResult,
-    renderers={},  # every format renders its document
-    document=document,
-    compare_section=compare_section,
-)
+    model=HammerDBResult, document=of_result(hammerdb_document), compare_section=compare_section,
+    verify=check, site=SITE, job_report=hammerdb_job_report,
+)  # fmt: skip

@@ -8,10 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dbbench.reports.document import Document
-from dbbench.reports.family import CompareContext, Family, RenderOptions
+from dbbench.reports.family import Family, of_items, of_result
 from dbbench.reports.mixed.document import mixed_document, render_compare
 from dbbench.reports.mixed.model import MixedResult
+from dbbench.reports.mixed.site import SITE
+from dbbench.reports.mixed.verify import check
 from dbbench.reports.model import JOURNAL_FILE
 from dbbench.reports.tpch.model import INTERVAL_EVENTS, Interval
 from dbbench.reports.tpch.recovery import read_events
@@ -45,18 +46,7 @@ def _complete_intervals(result: MixedResult, journal: Path) -> str | None:
     return f"{found} query intervals recovered from {journal.name}" if found else None
 
 
-def document(result: MixedResult, options: RenderOptions) -> Document:
-    return mixed_document(result)
-
-
-def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareContext) -> str:
-    return render_compare(items, fmt)
-
-
 FAMILY = Family(
-    model=MixedResult,
-    renderers={},  # every format renders its document
-    document=document,
-    compare_section=compare_section,
-    read=read,
-)
+    model=MixedResult, read=read, document=of_result(mixed_document),
+    compare_section=of_items(render_compare), verify=check, site=SITE,
+)  # fmt: skip

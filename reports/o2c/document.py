@@ -8,7 +8,7 @@ from __future__ import annotations
 from dbbench.reports import renderers
 from dbbench.reports.document import Document, Facts, Figure, Items, Paragraph, Table
 from dbbench.reports.o2c.charts import histogram_svg, timeline_svg
-from dbbench.reports.o2c.metrics import DISCLAIMER, logged_on_series, window_response_times
+from dbbench.reports.o2c.metrics import DISCLAIMER
 from dbbench.reports.o2c.model import O2CResult
 from dbbench.reports.o2c.render import (
     NODE_HEADER,
@@ -34,6 +34,7 @@ from dbbench.reports.o2c.render import (
     timeline_rows,
     transaction_rows,
 )
+from dbbench.reports.o2c.series import logged_on_series, window_response_times
 
 NO_PASS = "No passing probe: no number of users met the response-time limit."
 

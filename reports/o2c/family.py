@@ -6,11 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dbbench.reports.document import Document
-from dbbench.reports.family import CompareContext, Family, RenderOptions
+from dbbench.reports.family import Family, of_items, of_result
 from dbbench.reports.o2c.compare import render_landscape
 from dbbench.reports.o2c.document import o2c_document
+from dbbench.reports.o2c.job_report import o2c_job_report
 from dbbench.reports.o2c.model import O2CResult
+from dbbench.reports.o2c.site import SITE
+from dbbench.reports.o2c.verify import check
 
 
 def read(path: Path, data: Any) -> tuple[O2CResult, str | None]:
@@ -19,18 +21,7 @@ def read(path: Path, data: Any) -> tuple[O2CResult, str | None]:
     return result, None
 
 
-def document(result: O2CResult, options: RenderOptions) -> Document:
-    return o2c_document(result)
-
-
-def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareContext) -> str:
-    return render_landscape(items, fmt)
-
-
 FAMILY = Family(
-    model=O2CResult,
-    renderers={},  # every format renders its document
-    document=document,
-    compare_section=compare_section,
-    read=read,
-)
+    model=O2CResult, read=read, document=of_result(o2c_document),
+    compare_section=of_items(render_landscape), verify=check, site=SITE, job_report=o2c_job_report,
+)  # fmt: skip

@@ -6,13 +6,10 @@ rating is unofficial and not comparable with SAP's."""
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
-from dbbench.reports.errors import ReportsError
 from dbbench.reports.o2c.charts import search_svg
 from dbbench.reports.o2c.metrics import (
     DISCLAIMER,
@@ -21,34 +18,11 @@ from dbbench.reports.o2c.metrics import (
     ProbeSummary,
     RtStats,
     limits_of,
-    node_scaling,
-    per_node,
-    repeats,
-    scaling,
     summarize,
     summarize_result,
 )
-from dbbench.reports.o2c.model import O2C_SCHEMA_NAME, O2CProbe, O2CResult
-
-
-def is_o2c_result(path: Path) -> bool:
-    """Whether ``path`` (a file) holds an o2c result."""
-    if not path.is_file():
-        return False
-    try:
-        head = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):  # not o2c's: the TPC-H loader says why
-        return False
-    return isinstance(head, dict) and head.get("schema") == O2C_SCHEMA_NAME
-
-
-def load_o2c(path: Path) -> O2CResult:
-    try:
-        return O2CResult.read(path)
-    except (ValueError, TypeError, KeyError) as exc:
-        raise ReportsError(f"{path}: {exc}") from exc
-    except OSError as exc:
-        raise ReportsError(f"cannot read {path}: {exc.strerror or exc}") from exc
+from dbbench.reports.o2c.model import O2CProbe, O2CResult
+from dbbench.reports.o2c.studies import node_scaling, per_node, repeats, scaling
 
 
 def _s(value: float, digits: int = 3) -> str:

@@ -17,10 +17,10 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 
 from dbbench.reports.document import Document
 from dbbench.reports.errors import ReportsError
+from dbbench.reports.plugins import plugins
 
 ENTRY_POINT_GROUP = "dbbench.formats"
 
@@ -51,15 +51,7 @@ def formats() -> dict[str, Format]:
         fmt = getattr(module, "FORMAT", None)
         if isinstance(fmt, Format):
             found.setdefault(fmt.name, fmt)
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            fmt = ep.load()
-        except Exception as exc:  # a broken plug-in: one line naming it, not a traceback
-            raise ReportsError(
-                f"output format {ep.name!r} ({ep.value}) fails to load: {exc}"
-            ) from None
-        if not isinstance(fmt, Format):
-            raise ReportsError(f"entry point {ep.name!r} ({ep.value}) is not an output Format")
+    for fmt in plugins(ENTRY_POINT_GROUP, Format, "output format"):
         found.setdefault(fmt.name, fmt)
     return dict(sorted(found.items(), key=lambda kv: (kv[1].order, kv[0])))
 

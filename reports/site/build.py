@@ -22,20 +22,16 @@ from markupsafe import Markup, escape
 
 from dbbench.reports import inputs, safeio
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.hammerdb.model import HammerDBResult
+from dbbench.reports.families import families
+from dbbench.reports.family import Checked, Family
 from dbbench.reports.model import kit_version
-from dbbench.reports.o2c.model import O2CResult
 from dbbench.reports.provenance import content_hash
 from dbbench.reports.site import rows
 from dbbench.reports.site.collect import Found, Refused, candidates, read_candidate
 from dbbench.reports.studies.site import cost_sheets as _cost_sheets
 from dbbench.reports.studies.site import scaling_studies as _scaling
 from dbbench.reports.templating import environment
-from dbbench.reports.tpch.analysis import RunSummary
-from dbbench.reports.tpch.model import BenchmarkResult
-from dbbench.reports.tpch.published import PublishedResult
-from dbbench.reports.tpch.render import render_html
-from dbbench.reports.tpch.summary import build_report, database_label
+from dbbench.reports.tpch.site import published_row
 from dbbench.reports.verify import MANIFEST_SCHEMA, Verdict, verify_loaded
 
 #: the file that says dbbench made a directory (only such a directory is replaced)
@@ -46,15 +42,23 @@ CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' d
 #: a full report (the family's own HTML, inline styles, no script) may style itself only
 REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 ASSETS = ("site.js", "site.css")
-NAV = (
-    ("index.html", "TPC-H"),
-    ("queries.html", "Per query"),
-    ("o2c.html", "o2c"),
-    ("hammerdb.html", "HammerDB"),
-    ("scaling.html", "Scaling"),
-    ("history.html", "History"),
-    ("excluded.html", "Not included"),
-)
+#: the table a published record (a TPC-H result of the TPC's list) is a row of
+PUBLISHED_VIEW = "tpch"
+
+
+def _views() -> list[Family]:
+    """The families in the order of their links (each has a page: its own or a table)."""
+    return sorted(families().values(), key=lambda f: f.site_view().order)
+
+
+def _nav() -> tuple[tuple[str, str], ...]:
+    """The navigation: every family's pages, then the scaling studies and what was left out."""
+    links = [(_file(p.view), p.nav) for f in _views() for p in f.site_view().pages()]
+    return (*links, ("scaling.html", "Scaling"), ("excluded.html", "Not included"))
+
+
+def _file(view: str) -> str:
+    return "index.html" if view == "tpch" else f"{view}.html"
 
 
 @dataclass
@@ -90,13 +94,13 @@ class Page(NamedTuple):
     @property
     def file(self) -> str:
         """The page's file name (the navigation marks its link as the current page)."""
-        return "index.html" if self.view == "tpch" else f"{self.view}.html"
+        return _file(self.view)
 
 
 def _render(page: Page) -> str:
     """The page, with what every page shows: the policy, the navigation, the kit."""
     template = environment().get_template("site_page.html.j2")
-    return template.render(csp=CSP, nav=NAV, kit=_kit(), page=page)
+    return template.render(csp=CSP, nav=_nav(), kit=_kit(), page=page)
 
 
 @cache
@@ -106,20 +110,24 @@ def _kit() -> str:
     return kit_version()
 
 
-def _report_html(found: Found, runs: list[RunSummary] | None = None) -> str | None:
+def _report_html(found: Found, checked: Checked) -> str | None:
     """The family's full HTML report, with a policy that forbids any script or fetch
-    (``runs``: a TPC-H result's run summaries, made already by verify)."""
+    (``checked``: what verify recomputed, which the family's site report may reuse)."""
     if found.family is None or "html" not in found.family.formats():
         return None
-    if isinstance(found.result, BenchmarkResult) and runs is not None:
-        html = render_html(build_report(found.result, runs=runs))  # the family's html renderer
+    view = found.family.site_view()
+    if view.report is not None:
+        html = view.report(found.result, checked)
     else:
         html = found.family.render(found.result, "html")
-    head = html.find("<head>")
-    if head < 0:
-        return None
     meta = f'<meta http-equiv="Content-Security-Policy" content="{REPORT_CSP}">'
-    return html[: head + 6] + meta + html[head + 6 :]
+    head = html.find("<head>")
+    if head >= 0:
+        return html[: head + 6] + meta + html[head + 6 :]
+    start = re.search(r"<html\b[^>]*>", html, re.IGNORECASE)  # a page without a head: one
+    if start is None:
+        return None
+    return html[: start.end()] + f"<head>{meta}</head>" + html[start.end() :]
 
 
 def _prepare(out: Path, force: bool) -> Path:
@@ -238,7 +246,7 @@ def _build(
         chunk = max(1, min(8, len(rest) // (count * 8)))
         with ProcessPoolExecutor(count, context, initializer=_start, initargs=(common,)) as pool:
             done.extend(pool.map(_work, rest, chunksize=chunk))
-    tables: dict[str, list[rows.Row]] = {"tpch": [], "o2c": [], "hammerdb": [], "other": []}
+    tables: dict[str, list[rows.Row]] = {f.site_view().view: [] for f in _views()}
     manifest: list[dict[str, Any]] = []
     seen: dict[str, Done] = {}
     studies = _scaling(paths)
@@ -258,7 +266,7 @@ def _build(
         if item.study is not None:
             studies.append(item.study)
         row = dict(item.row)
-        tables[row.pop("table")].append(row)
+        tables.setdefault(row.pop("table"), []).append(row)
         manifest.append(item.entry)
     for refused in outcome.refused:
         warn(refused.reason)
@@ -279,45 +287,19 @@ def _write_pages(
     scaling: list[dict[str, Any]],
     count: int,
 ) -> None:
-    tpch = [_without_queries(r) for r in tables["tpch"]]
-    pages = [
-        (
-            "tpch",
-            "TPC-H landscape",
-            "Every TPC-H result; filter, sort by any column, pick results for the per-query view.",
-            {"rows": tpch},
-        ),
-        (
-            "queries",
-            "Per-query times",
-            "Power-test times of the reported run, relative to the best of the picked results "
-            "(one scale factor at a time).",
-            {"rows": tables["tpch"]},
-        ),
-        (
-            "o2c",
-            "o2c landscape",
-            "Users at the response-time limit and dialog steps/h (O2C-SAPS: unofficial).",
-            {"rows": tables["o2c"]},
-        ),
-        (
-            "hammerdb",
-            "HammerDB",
-            "TPROC-C NOPM/TPM, TPROC-H geometric mean.",
-            {"rows": tables["hammerdb"]},
-        ),
+    pages: list[tuple[str, str, str, dict[str, Any]]] = []
+    for family in _views():
+        view = family.site_view()
+        pages += [
+            (p.view, p.title, p.note, p.data(tables.get(view.view, []))) for p in view.pages()
+        ]
+    pages += [
         (
             "scaling",
             "Scaling studies",
             "Throughput relative to the smallest step of each study: TPC-H query sets/h against "
             "streams, o2c dialog steps/h against users or database nodes.",
             {"studies": scaling},
-        ),
-        (
-            "history",
-            "History",
-            "The same engine, machine and scale factor over time (kit and engine versions).",
-            {"rows": [r for r in tpch if not r["published"]]},
         ),
         (
             "excluded",
@@ -330,8 +312,8 @@ def _write_pages(
             },
         ),
     ]
-    for view, title, note, data in pages:
-        page = Page(view, title, note, embed(data), results=count)
+    for view_name, title, note, data in pages:
+        page = Page(view_name, title, note, embed(data), results=count)
         _put(site / page.file, _render(page).encode("utf-8"))
     (site / "assets").mkdir()
     assets = files(__package__).joinpath("assets")
@@ -429,14 +411,14 @@ def _job(common: Common, job: Job) -> Done:
     rid = digest[:16]
     row.update(id=rid, label=job.label)
     site = Path(common.site)
-    runs = verdict.runs if verdict is not None else None
-    report = _result_files(site, rid, item, runs, common.full, common.reuse.get(digest))
+    checked = verdict.checked if verdict is not None else Checked()
+    report = _result_files(site, rid, item, checked, common.full, common.reuse.get(digest))
     done.page = _result_page(rid, row, report is not None, item)
     _put(site / "r" / f"{rid}.html", done.page.encode("utf-8"), same_content=True)
     done.row = row
-    if isinstance(item.result, O2CResult):
-        engine = database_label(item.result.engine.name, item.result.engine.version)
-        done.study = rows.o2c_study(item.result, f"o2c {engine} on {row['system']}")
+    study = item.family.site_view().study if item.family is not None else None
+    if study is not None:
+        done.study = study(item.result, row)
         if done.study is not None:
             done.study["id"] = rid
     done.entry = {
@@ -458,41 +440,32 @@ def _without_queries(row: rows.Row) -> rows.Row:
 
 
 def _row(item: Found) -> tuple[rows.Row, Verdict | None]:
-    if isinstance(item.result, PublishedResult):
+    if item.family is None:  # a published record
         text = item.path.read_text(encoding="utf-8", errors="replace")
-        row = rows.published_row(item.result)
-        row.update(table="tpch", hash=content_hash({"published": text}), family="published")
+        row = published_row(item.result)
+        row.update(table=PUBLISHED_VIEW, hash=content_hash({"published": text}), family="published")
         return row, None
-    assert item.family is not None
     verdict = verify_loaded(Verdict(item.path), item.family.name, item.file, item.data, item.result)
-    result = item.result
     assert verdict.provenance is not None
-    if isinstance(result, BenchmarkResult):
-        row, table = rows.tpch_row(result, verdict), "tpch"
-    elif isinstance(result, O2CResult):
-        row, table = rows.o2c_row(result, verdict), "o2c"
-    elif isinstance(result, HammerDBResult):
-        row, table = rows.hammerdb_row(result, verdict), "hammerdb"
-    else:  # another family: listed with its envelope
-        row = {"system": result.system.hostname, "engine": result.engine.name}
-        table = "other"
-    row.update(table=table, hash=verdict.provenance.hash, family=item.family.name)
+    view = item.family.site_view()
+    row = view.row(item.result, verdict.checked)
+    row.update(table=view.view, hash=verdict.provenance.hash, family=item.family.name)
     return row, verdict
 
 
 def _ext(item: Found) -> str:
-    return ".toml" if isinstance(item.result, PublishedResult) else ".json"
+    return ".toml" if item.family is None else ".json"
 
 
 def _result_files(
-    site: Path, rid: str, item: Found, runs: list[RunSummary] | None, full: bool, reuse: str | None
+    site: Path, rid: str, item: Found, checked: Checked, full: bool, reuse: str | None
 ) -> str | None:
     """Write the raw copy and the full report; the report's file name (None: no report)."""
     raw = item.file.read_bytes() if item.file is not None else None
     if raw is None:
         raw = item.result.to_json().encode("utf-8") if hasattr(item.result, "to_json") else b""
     _put(site / "r" / f"{rid}{_ext(item)}", raw, same_content=True)
-    if not full or isinstance(item.result, PublishedResult):
+    if not full or item.family is None:  # a published record has no report
         return None
     name = f"{rid}.report.html"
     if reuse is not None:  # the replaced site's file, linked (it is never written again)
@@ -507,7 +480,7 @@ def _result_files(
                 return name
             except OSError:
                 pass
-    report = _report_html(item, runs)
+    report = _report_html(item, checked)
     if report is None:
         return None
     _put(site / "r" / name, report.encode("utf-8"), same_content=True)
@@ -520,7 +493,7 @@ def _result_page(rid: str, row: rows.Row, report: bool, item: Found) -> str:
         links.insert(0, ["full report", f"{rid}.report.html"])
     data = {"row": _without_queries(row), "queries": row.get("queries", {}), "links": links}
     return _fill(
-        _page_parts(),
+        _page_parts(_nav()),
         title=str(escape(f"Result {rid}")),
         note=str(escape(f"Verified: figures follow from the measurements; sha256 {row['hash']}.")),
         data=str(embed(data)),
@@ -528,8 +501,9 @@ def _result_page(rid: str, row: rows.Row, report: bool, item: Found) -> str:
 
 
 @cache
-def _page_parts() -> tuple[str, ...]:
-    """The per-result page as literal parts and field names, alternating (rendered once)."""
+def _page_parts(nav: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+    """The per-result page as literal parts and field names, alternating (rendered once per
+    navigation: the families installed make it)."""
     marks = {"\x00title\x00": "title", "\x00note\x00": "note", "\x00data\x00": "data"}
     text = _render(Page("result", "\x00title\x00", "\x00note\x00", Markup("\x00data\x00"), "../"))
     parts: list[str] = []

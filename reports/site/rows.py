@@ -1,4 +1,6 @@
-"""What each view shows of a result: plain JSON-ready rows (numbers at full resolution)."""
+"""What the site's views share of a row: dates and numbers made JSON-ready (numbers at full
+resolution), and the price columns a cost sheet adds. Each family's own row is in its package
+(``Family.site``: e.g. :mod:`reports.tpch.site`)."""
 
 from __future__ import annotations
 
@@ -7,117 +9,42 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from dbbench.reports.hammerdb.model import HammerDBResult
-from dbbench.reports.o2c.model import O2CResult
-from dbbench.reports.tpch.model import BenchmarkResult
-from dbbench.reports.tpch.published import PublishedResult
-from dbbench.reports.verify import Verdict, reported_run
+from dbbench.reports.family import Row
 
-Row = dict[str, Any]
+__all__ = ["Row", "columns", "finite_or_none", "framed", "priced", "row_date"]
 
 
-def _date(epoch: float) -> str:
+def framed(result: Any, cells: Row) -> Row:
+    """A family's row: where and on what it ran (system, CPU, engine, version), ``cells``
+    (the family's own: they may replace any of those), then its status, date and kit."""
+    e = result.engine
+    head = {"system": result.system.hostname, "cpu": result.system.cpu_model}
+    head |= {"engine": e.name, "version": e.version}
+    tail = {"status": result.status, "date": row_date(result.created), "kit": result.kit_version}
+    return {**head, **cells, **{k: v for k, v in tail.items() if k not in cells}}
+
+
+def columns(spec: str) -> tuple[tuple[str, str, bool], ...]:
+    """A site table's columns from ``"key=heading#|..."`` (heading: the key when not given;
+    ``#``: a number column, right-aligned and sorted largest first)."""
+    out = []
+    for item in spec.split("|"):
+        key, _, heading = item.strip().partition("=")
+        numeric = (heading or key).endswith("#")
+        out.append((key.rstrip("#"), (heading or key).rstrip("#"), numeric))
+    return tuple(out)
+
+
+def row_date(epoch: float) -> str:
     if not epoch:
         return ""
     return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%Y-%m-%d %H:%M")
 
 
-def _finite(value: Any) -> Any:
+def finite_or_none(value: Any) -> Any:
     if isinstance(value, float) and value != value:  # NaN
         return None
     return value
-
-
-def tpch_row(result: BenchmarkResult, verdict: Verdict) -> Row:
-    best = reported_run(verdict.runs)
-    shown = best or (verdict.runs[0] if verdict.runs else None)
-    queries = {}
-    if shown is not None:
-        queries = {c[1:]: v for c, v in shown.power_exact.items() if c.startswith("Q")}
-    s, e = result.system, result.engine
-    return {
-        "system": s.hostname,
-        "cpu": s.cpu_model,
-        "cores": s.cores,
-        "engine": e.name,
-        "version": e.version,
-        "sf": result.scale_factor,
-        "streams": result.streams,
-        "qphh": verdict.figures.get("qphh"),
-        "power": verdict.figures.get("power"),
-        "throughput": verdict.figures.get("throughput"),
-        "price": None,
-        "storage": None,
-        "load": result.load.seconds if result.load and not result.load.reused else None,
-        "compliant": result.compliance.compliant,
-        "status": result.status,
-        "date": _date(result.created),
-        "kit": result.kit_version,
-        "published": False,
-        "queries": queries,
-    }
-
-
-def published_row(record: PublishedResult) -> Row:
-    return {
-        "system": record.system,
-        "cpu": record.processor,
-        "cores": record.cores,
-        "engine": record.database,
-        "version": "",
-        "sf": record.scale_factor,
-        "streams": record.streams,
-        "qphh": record.qphh,
-        "power": record.power,
-        "throughput": record.throughput,
-        "price": None if record.price_performance is None else float(record.price_performance),
-        "storage": None,
-        "load": None,
-        "compliant": True,
-        "status": "published",
-        "date": record.availability_date.isoformat() if record.availability_date else "",
-        "kit": "",
-        "published": True,
-        "queries": {},
-    }
-
-
-def o2c_row(result: O2CResult, verdict: Verdict) -> Row:
-    from dbbench.reports.o2c.metrics import rating
-
-    sph = verdict.figures.get("steps_per_hour")
-    return {
-        "system": result.system.hostname,
-        "cpu": result.system.cpu_model,
-        "engine": result.engine.name,
-        "version": result.engine.version,
-        "sf": result.scale_factor,
-        "kind": result.kind,
-        "users": verdict.figures.get("users"),
-        "steps_per_hour": sph,
-        "avg_rt": verdict.figures.get("avg_rt"),
-        "rt_limit": result.rt_limit,
-        "saps": _finite(rating(float(sph))) if isinstance(sph, int | float) else None,
-        "status": result.status,
-        "date": _date(result.created),
-        "kit": result.kit_version,
-    }
-
-
-def hammerdb_row(result: HammerDBResult, verdict: Verdict) -> Row:
-    return {
-        "system": result.system.hostname,
-        "benchmark": result.benchmark,
-        "database": result.database,
-        "version": result.engine.version,
-        "nopm": result.nopm,
-        "tpm": result.tpm,
-        "geomean": result.geomean_seconds,
-        "vus": result.active_virtual_users,
-        "status": result.status,
-        "date": _date(result.created) or result.timestamp,
-        "kit": result.kit_version,
-    }
 
 
 @cache
@@ -148,46 +75,3 @@ def priced(row: Row, sheet_path: str) -> Row:
     if gib is not None and row.get("sf"):
         out["storage"] = metrics.storage_ratio(gib, float(row["sf"]))
     return out
-
-
-def o2c_study(result: O2CResult, title: str) -> dict[str, Any] | None:
-    """An o2c scaling study (``scale``: relative dialog steps/h against users, as
-    :func:`o2c_metrics.scaling` gives it; ``nodes``: against the number of database nodes,
-    relative to the fewest), in the form of the scaling page; None for another kind."""
-    from dbbench.reports.o2c.metrics import scaling, summarize
-
-    if result.kind not in ("scale", "nodes") or not result.probes:
-        return None
-    summaries = [summarize(p, result.rt_limit) for p in result.probes]
-    points: list[dict[str, Any]] = []
-    if result.kind == "scale":
-        for point in scaling(summaries):
-            points.append(
-                {
-                    "x": point.users,
-                    "relative": _finite(point.relative),
-                    "per_hour": point.steps_per_hour,
-                    "efficiency": _finite(point.efficiency),
-                    "status": "ok" if point.passed else "over the RT limit",
-                }
-            )
-    else:
-        pairs = sorted(
-            ((max(1, len(p.nodes)), s) for p, s in zip(result.probes, summaries, strict=True)),
-            key=lambda pair: pair[0],
-        )
-        first = pairs[0]
-        for nodes, summary in pairs:
-            base = first[1].steps_per_hour
-            relative = summary.steps_per_hour / base if base > 0 else None
-            points.append(
-                {
-                    "x": nodes,
-                    "relative": relative,
-                    "per_hour": summary.steps_per_hour,
-                    "efficiency": None if relative is None else relative / (nodes / first[0]),
-                    "status": "ok" if summary.passed else "over the RT limit",
-                }
-            )
-    axis = "users" if result.kind == "scale" else "nodes"
-    return {"title": title, "axis": axis, "source": "o2c " + result.kind, "points": points}

@@ -181,12 +181,7 @@ class _Where:
 
 def load_cost_sheet(path: Path) -> CostSheet:
     """Read and check a cost sheet file."""
-    try:
-        text = inputs.read_text(path, inputs.TOML_LIMIT, "cost sheet")
-    except OSError as exc:
-        raise ReportsError(f"cannot read cost sheet {path}: {exc.strerror or exc}") from exc
-    except inputs.InputError as exc:
-        raise ReportsError(str(exc)) from None
+    text = inputs.read_toml_text(path, "cost sheet", ReportsError)
     return parse_cost_sheet(text, path.name)
 
 

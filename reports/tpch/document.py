@@ -11,7 +11,7 @@ from dbbench.reports import formatting as fmt
 from dbbench.reports.document import Document, Facts, Figure, Paragraph, Table
 from dbbench.reports.tpch.analysis import COLUMNS
 from dbbench.reports.tpch.fairness import preflight_result
-from dbbench.reports.tpch.render import chart_svg, render_json
+from dbbench.reports.tpch.render import chart_svg, headline_facts, render_json
 from dbbench.reports.tpch.summary import Report
 
 RUNS_HEADER = ["run", "streams", "Power@Size", "Throughput@Size", "QphH@Size", "Ts"]
@@ -32,23 +32,7 @@ def tpch_document(report: Report) -> Document:
     )
     doc.section(
         "Executive summary",
-        Facts(
-            [
-                (f"QphH@{sf}", f"{fmt.num1(h.qphh)} ({h.qphh_note})"),
-                ("Power@Size", fmt.num1(h.power)),
-                ("Throughput@Size", fmt.num1(h.throughput)),
-                ("Price/QphH", fmt.money(h.price_performance, h.currency)),
-                ("Total system cost (3 years)", fmt.money_whole(h.total_cost, h.currency)),
-                ("Availability date", fmt.day(h.availability_date)),
-                ("Database", h.database),
-                ("Operating system", h.os),
-                ("Processors", h.processors),
-                ("Memory", h.memory),
-                ("Storage ratio", fmt.num2(h.storage_ratio)),
-                ("Load time", h.load_time or fmt.NA),
-                ("Streams", str(h.streams)),
-            ]
-        ),
+        Facts(headline_facts(report)),
     )
     runs = [
         [str(r.number), str(r.streams), fmt.num1(r.power), fmt.num1(r.throughput),

@@ -15,13 +15,16 @@ from dbbench.reports.tpch import plan_compare
 from dbbench.reports.tpch.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.tpch.document import tpch_document
 from dbbench.reports.tpch.formats import FORMATS, render_landscape
+from dbbench.reports.tpch.job_report import tpch_job_report
 from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.plan_compare import plan_groups, render_lines
 from dbbench.reports.tpch.published import PublishedResult
 from dbbench.reports.tpch.recovery import recover
 from dbbench.reports.tpch.render_compare import landscape_for, render_html
+from dbbench.reports.tpch.site import SITE
 from dbbench.reports.tpch.summary import build_report
 from dbbench.reports.tpch.validation import check_result_data
+from dbbench.reports.tpch.verify import check
 
 
 def read(path: Path, data: Any) -> tuple[BenchmarkResult, str | None]:
@@ -52,7 +55,7 @@ def read(path: Path, data: Any) -> tuple[BenchmarkResult, str | None]:
 
 def _renderer(name: str) -> Any:
     def render(result: BenchmarkResult, options: RenderOptions) -> str:
-        report = build_report(result, options.cost_sheet, options.source)
+        report = build_report(result, _sheet(options), options.source)
         return FORMATS[name].report(report, options.color)
 
     return render
@@ -100,10 +103,17 @@ def _local(items: list[tuple[str, Any]]) -> list[tuple[str, BenchmarkResult]]:
 
 
 def document(result: BenchmarkResult, options: RenderOptions) -> Document:
-    return tpch_document(build_report(result, options.cost_sheet, options.source))
+    return tpch_document(build_report(result, _sheet(options), options.source))
+
+
+def _sheet(options: RenderOptions) -> CostSheet | None:
+    return load_cost_sheet(options.cost_sheet) if options.cost_sheet is not None else None
 
 
 FAMILY = Family(
+    job_report=tpch_job_report,
+    verify=check,
+    site=SITE,
     model=BenchmarkResult,
     document=document,
     renderers={name: _renderer(name) for name in FORMATS},

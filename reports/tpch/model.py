@@ -27,6 +27,9 @@ SCHEMA_VERSION = 4
 SCHEMA_NAME = "dbbench-result"
 PLANS_FILE = "plans.jsonl.gz"  # the plan of every query as run (:class:`Plans`)
 ANSWERS_FILE = "answers.jsonl.gz"  # every query's rows as run (:class:`Answers`)
+#: ``config[DISCLOSURE_KEY]``: what the run took from the database for the disclosure (the DDL
+#: as executed, ``rows_after_load`` and ``rows_after_test`` per table; ``dbbench disclose``)
+DISCLOSURE_KEY = "disclosure"
 DUCKDB_FILE = "tpch.duckdb"  # ``--engine duckdb``: the database file inside the run directory
 
 #: Valid scale factors [SPEC 4.1.3]: anything else is not a compliant TPC-H database size.

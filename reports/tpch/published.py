@@ -106,12 +106,7 @@ def parse_published(text: str, name: str = "<published>") -> PublishedResult:
 
 
 def load_published(path: Path) -> PublishedResult:
-    try:
-        text = inputs.read_text(path, inputs.TOML_LIMIT, "published record")
-    except OSError as exc:
-        raise ReportsError(f"cannot read published record {path}: {exc.strerror or exc}") from exc
-    except inputs.InputError as exc:
-        raise ReportsError(str(exc)) from None
+    text = inputs.read_toml_text(path, "published record", ReportsError)
     return parse_published(text, path.name)
 
 

@@ -277,14 +277,12 @@ def render_json(report: Report) -> str:
     return json.dumps(doc, indent=2) + "\n"
 
 
-def _headline_table(report: Report) -> Table:
+def headline_facts(report: Report, gap: str = " ") -> list[tuple[str, str]]:
+    """The executive summary's figures and disclosure, named (``gap``: before the QphH
+    note); the text summary and every format's document show them."""
     h = report.headline
-    table = Table(title=f"TPC-H-derived result @ SF {fmt.sf(h.scale_factor)}", show_header=False)
-    table.add_column("what", style="bold")
-    table.add_column("value")
-    verdict = "compliant" if report.compliance.compliant else "NOT compliant"
-    rows = [
-        (f"QphH@{fmt.sf(h.scale_factor)}", f"{fmt.num1(h.qphh)}  ({h.qphh_note})"),
+    return [
+        (f"QphH@{fmt.sf(h.scale_factor)}", f"{fmt.num1(h.qphh)}{gap}({h.qphh_note})"),
         ("Power@Size", fmt.num1(h.power)),
         ("Throughput@Size", fmt.num1(h.throughput)),
         ("Price/QphH", fmt.money(h.price_performance, h.currency)),
@@ -297,8 +295,16 @@ def _headline_table(report: Report) -> Table:
         ("Storage ratio", fmt.num2(h.storage_ratio)),
         ("Load time", h.load_time or fmt.NA),
         ("Streams", str(h.streams)),
-        ("Compliance", verdict),
     ]
+
+
+def _headline_table(report: Report) -> Table:
+    h = report.headline
+    table = Table(title=f"TPC-H-derived result @ SF {fmt.sf(h.scale_factor)}", show_header=False)
+    table.add_column("what", style="bold")
+    table.add_column("value")
+    verdict = "compliant" if report.compliance.compliant else "NOT compliant"
+    rows = [*headline_facts(report, "  "), ("Compliance", verdict)]
     for what, value in rows:  # Text: a "[/bold]" in a result is shown, not parsed
         table.add_row(Text(plain(what)), Text(plain(value)))
     return table

@@ -181,6 +181,8 @@ def test_sigterm_keeps_both_journals(
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == ExitCode.INTERRUPTED, err.decode()
+    # the one line of an interrupted command, last (typer used to end it in silence)
+    assert err.decode().splitlines()[-1].startswith("dbbench: interrupted"), err.decode()
     assert steps.is_file() and journal.is_file()  # both journals kept
     result = _read(out)
     point = result.points[-1]

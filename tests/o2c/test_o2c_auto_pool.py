@@ -8,7 +8,7 @@ import json
 import math
 from pathlib import Path
 
-from dbbench.drivers.o2c.simulator import Trial, pool_step, search_rule
+from dbbench.drivers.o2c.search import Trial, pool_step, search_rule
 from dbbench.drivers.o2c.study import chosen_pool, step_down
 from dbbench.reports.o2c.model import O2CProbe
 

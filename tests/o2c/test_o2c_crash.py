@@ -217,7 +217,7 @@ def test_sigkilled_search_keeps_its_finished_probes_and_the_running_ones_steps(
 ) -> None:
     """``o2c search`` rewrites its result before and after every probe: killed outright, it
     leaves every finished probe and the running probe's steps (from its step journal)."""
-    from dbbench.drivers.o2c.simulator import next_probe
+    from dbbench.drivers.o2c.search import next_probe
     from dbbench.reports.o2c.metrics import summarize
     from dbbench.reports.o2c.model import O2CResult
 

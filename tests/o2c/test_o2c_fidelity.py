@@ -311,8 +311,8 @@ def test_postgresql_server_cpu_counts_the_runs_own_backends(pg_base_url: str) ->
     processes only, and the server is identified by its system identifier whatever the
     database."""
     from dbbench.drivers.o2c.identity import server_identity
-    from dbbench.drivers.o2c.servercpu import _cpu_by_pid
-    from dbbench.drivers.o2c.simulator import _backend_ids, server_cpu_scope
+    from dbbench.drivers.o2c.servercpu import _cpu_by_pid, server_cpu_scope
+    from dbbench.drivers.o2c.servercpu import backend_ids as _backend_ids
 
     base = pg_base_url.rsplit("/", 1)[0]
     one, other = open_engine(f"{base}/postgres"), open_engine(f"{base}/test")
@@ -350,7 +350,7 @@ def test_two_urls_of_one_server_are_refused(
 def test_repeated_runs_give_a_mean_and_95_percent_interval() -> None:
     """Three runs at one count: the mean and Student's t half-width (t = 4.303 for 2
     degrees of freedom); one run has no interval; the report shows the repeats."""
-    from dbbench.reports.o2c.metrics import Interval, repeats
+    from dbbench.reports.o2c.studies import Interval, repeats
 
     i = Interval.of([10.0, 12.0, 14.0])
     assert i.mean == pytest.approx(12.0)

@@ -19,8 +19,9 @@ from dbbench.cli import main
 from dbbench.drivers.loader import load_database
 from dbbench.drivers.registry import open_engine
 from dbbench.errors import ExitCode
-from dbbench.reports.o2c.metrics import per_node, summarize
+from dbbench.reports.o2c.metrics import summarize
 from dbbench.reports.o2c.model import O2CResult
+from dbbench.reports.o2c.studies import per_node
 
 FAST = ["--think", "0.05", "--rampup", "0.5", "--progress", "60"]
 

@@ -14,10 +14,10 @@ from dbbench.reports.o2c.metrics import (
     implied_think,
     percentile,
     rating,
-    scaling,
     summarize,
 )
 from dbbench.reports.o2c.model import O2CProbe, O2CSteps
+from dbbench.reports.o2c.studies import scaling
 
 # users, avg dialog RT (s), dialog steps/h, SAPS as published
 PUBLISHED = [
@@ -199,7 +199,7 @@ def test_a_worse_wider_pool_leaves_the_count_to_the_narrower_pool_in_the_report(
     does (``pool_step``): the narrower pool and its pass, not the last, worse probe."""
     from dataclasses import replace
 
-    from dbbench.drivers.o2c.simulator import Trial, pool_step
+    from dbbench.drivers.o2c.search import Trial, pool_step
     from dbbench.reports.model import EngineInfo, SystemInfo
     from dbbench.reports.o2c.metrics import summarize, summarize_result
     from dbbench.reports.o2c.model import O2CResult

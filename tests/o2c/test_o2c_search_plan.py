@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dbbench.drivers.o2c.simulator import next_probe
+from dbbench.drivers.o2c.search import next_probe
 
 
 def _run(capacity: int, start: int, top: int, max_probes: int = 12) -> list[int]:

@@ -16,8 +16,9 @@ import pytest
 from dbbench.drivers.engine import BackendProcess, Session
 from dbbench.drivers.loader import load_database
 from dbbench.drivers.o2c import setup
-from dbbench.drivers.o2c.servercpu import server_cpu_meter
-from dbbench.drivers.o2c.simulator import RunConfig, Simulator, _backend_ids, server_cpu_scope
+from dbbench.drivers.o2c.servercpu import backend_ids as _backend_ids
+from dbbench.drivers.o2c.servercpu import server_cpu_meter, server_cpu_scope
+from dbbench.drivers.o2c.simulator import RunConfig, Simulator
 from dbbench.drivers.registry import open_engine
 from dbbench.reports.o2c.metrics import summarize
 

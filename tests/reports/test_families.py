@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -63,6 +64,9 @@ def test_goldens_cover_every_version_of_every_built_in_family() -> None:
     for family in (BenchmarkResult, O2CResult, HammerDBResult):
         for version in range(1, family.SCHEMA_VERSION + 1):
             assert (family.SCHEMA_NAME, version) in have, (family.SCHEMA_NAME, version)
+    for name, declared in registry.families().items():  # the mixed and ACID families too
+        for version in range(1, declared.version + 1):
+            assert (name, version) in have, (name, version)
 
 
 def test_an_o2c_result_of_version_1_gets_its_status_from_its_probes() -> None:
@@ -80,7 +84,7 @@ def installed(folder: Path) -> Iterator[None]:
         "Metadata-Version: 2.1\nName: dbbench-toy-family\nVersion: 1.0\n"
     )
     (dist / "entry_points.txt").write_text("[dbbench.families]\ntoy = toy_family:FAMILY\n")
-    (folder / "toy_family.py").write_text((HERE / "toy_family.py").read_text())
+    shutil.copytree(HERE / "toy_family", folder / "toy_family")  # the package, as it is
     sys.path.insert(0, str(folder))
     importlib.invalidate_caches()
     registry.families.cache_clear()
@@ -131,3 +135,59 @@ def test_a_toy_family_from_an_entry_point_is_reported_and_compared_with_no_other
         assert page.count("</body>") == 1
         assert page.index("Toy counts") < page.index("</body>")
         assert "landscape" in page.lower() and "toy&lt;b&gt;" not in page  # labels only
+
+
+def _manifest(site: Path) -> list[dict[str, object]]:
+    entries = json.loads((site / "manifest.json").read_text())["results"]
+    assert isinstance(entries, list)
+    return entries
+
+
+def _page_data(page: Path) -> dict[str, object]:
+    text = page.read_text()
+    start = text.index('id="site-data">') + len('id="site-data">')
+    data = json.loads(text[start : text.index("</script>", start)])
+    assert isinstance(data, dict)
+    return data
+
+
+def test_a_toy_family_is_verified_and_shown_on_the_site_with_no_other_edit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The toy family declares a check and no site view: ``verify`` recomputes its figure,
+    ``site`` gives it a page of its own (the default table of its figures), linked from the
+    index's navigation, its row linking the result's page, raw copy and full report."""
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    new = _toy(inputs, "new", 2, 4000)
+    golden = HERE / "toy_family" / "golden" / "toy-v1.json"  # its first version, upgraded
+    shutil.copy(golden, inputs / golden.name)
+    broken = json.loads(new.read_text()) | {"seconds": 0.0}
+    (tmp_path / "broken.json").write_text(json.dumps(broken))
+    with installed(tmp_path / "dist"):
+        for fmt in ("text", "md", "html", "json"):  # its own renderer of every format
+            assert main(["report", str(golden), "-f", fmt]) == 0
+            out = capsys.readouterr().out
+            assert "8000" in out or "toy&lt;b&gt;golden" in out, (fmt, out)  # upgraded: n
+        assert main(["verify", str(golden)]) == 0
+        assert main(["verify", str(new)]) == 0
+        assert f"{new}: ok sha256:" in capsys.readouterr().out
+        assert main(["verify", str(tmp_path / "broken.json")]) == ExitCode.USER_ERROR
+        assert "seconds: 0 s is not a time" in capsys.readouterr().err
+        site = tmp_path / "site"
+        assert main(["site", str(inputs), "-o", str(site)]) == 0
+        capsys.readouterr()
+    entries = {e["source"]: e for e in _manifest(site)}
+    assert entries["in/toy-v1.json"]["figures"] == {"per_second": 2000.0}  # 8,000 in 4 s
+    entry = entries["in/new.json"]
+    assert entry["family"] == "dbbench-toy-result" and entry["kit_version"] == "0"
+    assert entry["figures"] == {"per_second": 2000.0}
+    rid = entry["id"]
+    assert 'href="toy.html"' in (site / "index.html").read_text()
+    data = _page_data(site / "toy.html")
+    [row] = [r for r in data["rows"] if r["id"] == rid]  # type: ignore[attr-defined]
+    assert row["id"] == rid and row["per_second"] == 2000.0 and row["engine"] == "toy<b>new"
+    assert ["per_second", "per second", True] in data["columns"]  # type: ignore[operator]
+    links = _page_data(site / "r" / f"{rid}.html")["links"]
+    assert ["full report", f"{rid}.report.html"] in links  # type: ignore[operator]
+    assert "toy&lt;b&gt;new toy" in (site / "r" / f"{rid}.report.html").read_text()

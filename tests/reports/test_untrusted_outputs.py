@@ -15,8 +15,8 @@ from test_crafted_results import _hammerdb_result, _o2c_result
 
 from dbbench.cli import main
 from dbbench.errors import ExitCode
-from dbbench.reports.o2c.metrics import MAX_BUCKETS, throughput_series
 from dbbench.reports.o2c.model import O2CResult
+from dbbench.reports.o2c.series import MAX_BUCKETS, throughput_series
 from dbbench.reports.tpch.model import BenchmarkResult
 
 HOSTILE = "<script>alert(1)</script> | `x` \x07\x1b[2J\r\x00 \u202egnp.exe"

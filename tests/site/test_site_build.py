@@ -199,3 +199,33 @@ def test_a_result_nested_too_deeply_is_not_included(tmp_path: Path) -> None:
     assert outcome.included == 1
     [refused] = outcome.refused
     assert refused.path.name == "deeper.json" and "nested too deeply" in refused.reason
+
+
+def test_a_mixed_result_is_linked_from_the_index_with_its_figures_and_kit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``mixed run`` result on the site: in the manifest with the figures verify recomputed
+    and its kit version, a row of the mixed page (linked from the index's navigation) that
+    links its own page, and that page its full report; the manifest verifies it again."""
+    source = GOLDEN / "mixed-v1.json"
+    out = tmp_path / "site"
+    assert main(["site", str(source), "-o", str(out)]) == 0
+    assert "not included" not in capsys.readouterr().err
+    manifest = json.loads((out / "manifest.json").read_text())
+    [entry] = manifest["results"]
+    assert entry["family"] == "dbbench-mixed-result" and entry["kit_version"] == "0.1.0"
+    figures = entry["figures"]
+    assert figures["users"] == 2 and figures["streams"] == 1 and figures["points"] == 3
+    assert figures["steps_per_hour"] > 0 and figures["sets_per_hour"] > 0
+    assert isinstance(figures["valid"], bool)
+    assert 'href="mixed.html"' in (out / "index.html").read_text()
+    page = (out / "mixed.html").read_text()
+    data = json.loads(page[page.index('id="site-data">') + 15 : page.index("</script>")])
+    [row] = data["rows"]
+    assert row["id"] == entry["id"] and row["steps_per_hour"] == figures["steps_per_hour"]
+    assert ["steps_per_hour", "steps/h", True] in data["columns"]
+    own = (out / "r" / f"{entry['id']}.html").read_text()
+    assert f"{entry['id']}.report.html" in own
+    report = (out / "r" / f"{entry['id']}.report.html").read_text()
+    assert "VALID" in report or "INVALID" in report  # the verdict, in the full report
+    assert verify(out / entry["file"], read_manifest(out / "manifest.json")).ok

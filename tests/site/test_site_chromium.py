@@ -257,8 +257,9 @@ def test_scaling_charts_prices_and_result_pages(
     draws its query times."""
     from decimal import Decimal
 
-    from dbbench.reports.o2c.metrics import scaling, summarize
+    from dbbench.reports.o2c.metrics import summarize
     from dbbench.reports.o2c.model import O2CResult
+    from dbbench.reports.o2c.studies import scaling
     from dbbench.reports.tpch import metrics
     from dbbench.reports.tpch.costsheet import load_cost_sheet
     from dbbench.reports.verify import verify

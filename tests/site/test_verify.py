@@ -160,3 +160,14 @@ def test_tpch_figures_are_the_reports_headline(real_run: Path) -> None:
         "power": headline.power,
         "throughput": headline.throughput,
     }
+
+
+def test_an_acid_test_stated_passed_that_read_another_value_fails(tmp_path: Path) -> None:
+    data = json.loads((GOLDEN / "acid-v1.json").read_text())
+    assert verify(GOLDEN / "acid-v1.json").figures["verdict"] == "passed"
+    data["checks"][0]["observed"]["history_rows"] = "2"  # the commit wrote two rows
+    edited = tmp_path / "acid.json"
+    edited.write_text(json.dumps(data))
+    verdict = verify(edited)
+    assert [p.field for p in verdict.problems] == ["checks[0].observed.history_rows"]
+    assert "read '2' where '1' was expected" in verdict.problems[0].message

@@ -394,6 +394,11 @@
     app.replaceChildren(el("p", DATA.rows.length + " result(s)"), t);
   }
 
+  // a family's page: the table of the columns its declaration gives (reports.family.SiteView)
+  function tableView() {
+    simpleView(DATA.columns, document.body.dataset.view);
+  }
+
   function historyView() {
     const groups = {};
     DATA.rows.forEach(function (r) {
@@ -481,24 +486,12 @@
   const views = {
     tpch: tpchView,
     queries: queriesView,
-    o2c: function () {
-      simpleView([["id", "result"], ["system", "system"], ["engine", "engine"], ["version", "version"],
-        ["sf", "SF", true], ["kind", "kind"], ["users", "users at RT limit", true],
-        ["steps_per_hour", "steps/h", true], ["avg_rt", "avg RT s", true], ["rt_limit", "RT limit s", true],
-        ["saps", "O2C-SAPS (unofficial)", true], ["status", "status"], ["date", "date"], ["kit", "kit"]], "o2c");
-    },
-    hammerdb: function () {
-      simpleView([["id", "result"], ["system", "system"], ["benchmark", "benchmark"],
-        ["database", "database"], ["version", "version"], ["nopm", "NOPM", true], ["tpm", "TPM", true],
-        ["geomean", "TPROC-H geomean s", true], ["vus", "VUs", true], ["status", "status"],
-        ["date", "date"], ["kit", "kit"]], "hammerdb");
-    },
     history: historyView,
     scaling: scalingView,
     excluded: excludedView,
     result: resultView,
   };
-  views[document.body.dataset.view]();
+  (views[document.body.dataset.view] || tableView)();
   document.body.dataset.ready = "1";
   // when the page became usable, from the start of its navigation (benchmarks/site_build.py)
   if (window.performance && performance.mark) performance.mark("dbbench-ready");

@@ -1,6 +1,8 @@
-"""A toy result family in one module: a trivial workload's result (it counted to a number) and
-its renderers. Installed through the ``dbbench.families`` entry point by a test; ``dbbench
-report`` and ``dbbench compare`` handle it with no other edit."""
+"""A toy result family in one package (this module, and ``golden/`` with a file of its first
+version): a trivial workload's result (it counted to a number) and
+its renderers and its check. Installed through the ``dbbench.families`` entry point by a test;
+``dbbench report``, ``compare``, ``verify`` and ``site`` (a page of its own, the default table
+of its figures) handle it with no other edit."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from dbbench.reports import escape
-from dbbench.reports.family import CompareContext, Family, RenderOptions
+from dbbench.reports.family import Checked, CompareContext, Family, Problem, RenderOptions
 from dbbench.reports.model import EngineInfo, ResultEnvelope, ResultStatus, SystemInfo
 
 TOY_SCHEMA = "dbbench-toy-result"
@@ -74,8 +76,15 @@ def _compare(items: list[tuple[str, Any]], fmt: str, context: CompareContext) ->
     return "\n".join([head, *(f"- {cell(label)}: {_rate(r)}" for label, r in items)]) + "\n"
 
 
+def _check(r: ToyResult) -> Checked:
+    """What verify recomputes: the count's rate; a count that took no time is wrong."""
+    problems = [] if r.seconds > 0 else [Problem("seconds", f"{r.seconds:g} s is not a time")]
+    return Checked({"per_second": r.target / r.seconds if r.seconds > 0 else None}, problems)
+
+
 FAMILY = Family(
     model=ToyResult,
     renderers={"text": _text, "md": _md, "html": _html, "json": _json},
     compare_section=_compare,
+    verify=_check,
 )
