@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -126,6 +127,9 @@ class _Counters:
         self.net = psutil.net_io_counters()
         memory = psutil.virtual_memory()
         self.mem_used = int(memory.total - memory.available)
+        self.load1 = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+        own = psutil.Process().cpu_times()
+        self.kit = own.user + own.system  # every thread of this process, an embedded engine's
 
 
 def _summed(cores: list[Any]) -> Any:
@@ -152,6 +156,13 @@ def _cpu_split(new: Any, old: Any) -> tuple[float, float, float, float]:
         100.0 * iowait / total,
         100.0 * (total - idle) / total,
     )
+
+
+def _steal(new: Any, old: Any) -> float:
+    """CPU stolen by the hypervisor between two readings, % of all cores' time."""
+    total = sum(new) - sum(old)
+    stolen = getattr(new, "steal", 0.0) - getattr(old, "steal", 0.0)
+    return 100.0 * stolen / total if total > 0 else 0.0
 
 
 def _rate(new: Any, old: Any, name: str, seconds: float) -> float:
@@ -315,6 +326,10 @@ class Sampler:
             d.cpu_core_system.append([round(c[1], 1) for c in cores])
             d.cpu_core_iowait.append([round(c[2], 1) for c in cores])
             d.mem_used.append(new.mem_used)
+            d.load1.append(round(new.load1, 2))
+            d.cpu_steal.append(round(_steal(new.cpu, old.cpu), 1))
+            ncores = len(new.cores) or (os.cpu_count() or 1)
+            d.cpu_kit.append(round(100.0 * (new.kit - old.kit) / (seconds * ncores), 1))
             d.disk_read_bps.append(round(_rate(new.disk, old.disk, "read_bytes", seconds)))
             d.disk_write_bps.append(round(_rate(new.disk, old.disk, "write_bytes", seconds)))
             d.disk_read_iops.append(round(_rate(new.disk, old.disk, "read_count", seconds), 1))

@@ -23,6 +23,8 @@ from dbbench.reports.family import Checked, FigureValue, Problem
 from dbbench.reports.model import read_json
 from dbbench.reports.provenance import Provenance, provenance_of, result_file, sidecar_hash
 from dbbench.reports.tpch.analysis import RunSummary
+from dbbench.reports.tpch.journal_check import journal_problems
+from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.verify import reported_run as reported_run
 from dbbench.reports.tpch.verify import summaries as summaries
 from dbbench.reports.tpch.verify import tpch_figures as tpch_figures
@@ -165,6 +167,12 @@ def verify_loaded(
             verdict.checked = known.check(result)
             verdict.figures, verdict.runs = verdict.checked.figures, verdict.checked.runs
             verdict.problems.extend(verdict.checked.problems)
+        if isinstance(result, BenchmarkResult):  # its journal, where it has one, agrees
+            run_dir = verdict.path if verdict.path.is_dir() else verdict.path.parent
+            named = {p.field for p in verdict.problems}  # one line per field: the file's first
+            verdict.problems.extend(
+                Problem(f, m) for f, m in journal_problems(result, run_dir) if f not in named
+            )
     except (ValueError, TypeError, ArithmeticError, KeyError) as exc:
         verdict.problems.append(Problem("measurements", f"cannot be recomputed: {exc}"))
     if entry is not None:

@@ -22,7 +22,7 @@ from dbbench.reports.safeio import STDOUT, OutputError, same_file, write_text
 from dbbench.reports.tpch.formats import COMPARE_FORMATS, REPORT_FORMATS, choices_text
 from dbbench.reports.tpch.model import SCHEMA_NAME
 from dbbench.reports.tpch.published import is_published_record, load_published
-from dbbench.reports.tpch.render_compare import label_for
+from dbbench.reports.tpch.render_compare import label_for, unique_labels
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -84,6 +84,27 @@ def report(
     _emit(family.render(loaded, format, options), output)
 
 
+def _expanded(paths: list[Path]) -> list[Path]:
+    """The inputs, a suite folder (``suite.json``) replaced by its entries' run directories
+    in the index's order (repetitions ``-rN`` are pooled by the comparison)."""
+    from dbbench.reports.studies.suite import INDEX_FILE, SuiteIndex
+
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir() and (path / INDEX_FILE).is_file():
+            index = SuiteIndex.read(path)
+            entries = sorted(
+                index.entries, key=lambda e: (e.name != index.baseline, e.name, e.repetition)
+            )
+            found = [path / e.run_dir for e in entries if (path / e.run_dir).is_dir()]
+            if not found:
+                raise ReportsError(f"{path}: the suite has no entry with a run directory")
+            out += found
+        else:
+            out.append(path)
+    return out
+
+
 def _read_input(path: Path) -> tuple[str, Family, Any]:
     """A labelled input of ``compare``: a result of any family, or a published TPC-H record
     (which joins the TPC-H results' landscape)."""
@@ -98,7 +119,10 @@ def _read_input(path: Path) -> tuple[str, Family, Any]:
 def compare_command(
     results: Annotated[
         list[Path],
-        typer.Argument(help="Result files, run directories or published records (.toml)."),
+        typer.Argument(
+            help="Result files, run directories, suite folders or published records (.toml); "
+            "run directories named NAME-rN are pooled as repetitions of NAME."
+        ),
     ],
     cost_sheet: Annotated[
         list[Path] | None,
@@ -115,12 +139,17 @@ def compare_command(
 ) -> None:
     """Side-by-side comparison of results of any family and published records."""
     _refuse_own_input(output, [*results, *(cost_sheet or [])])
-    items = [_read_input(p) for p in results]
+    results = _expanded(results)
+    read = [_read_input(p) for p in results]
+    labels = unique_labels([label for label, _, _ in read])
+    items = [(label, fam, res) for label, (_, fam, res) in zip(labels, read, strict=True)]
     allowed = [f for f in COMPARE_FORMATS if all(f in fam.compare_formats for _, fam, _ in items)]
     if format not in allowed:
         raise typer.BadParameter(f"{format!r} is not one of {', '.join(allowed)}")
     context = CompareContext(cost_sheets=list(cost_sheet or []), sort=sort, force=force)
-    context.sources = {label_for(p): p if p.is_dir() else p.parent for p in results}
+    context.sources = {
+        label: p if p.is_dir() else p.parent for label, p in zip(labels, results, strict=True)
+    }
     _emit(compare(items, format, context), output)
     if output is not None or format != "text":
         for warning in context.warnings:

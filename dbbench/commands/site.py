@@ -12,10 +12,42 @@ from dbbench.errors import ExitCode
 from dbbench.reports import escape
 
 
+def _expanded(paths: list[Path]) -> list[Path]:
+    """The results to check: a run directory (or file) as given; a suite folder
+    (``suite.json``): its entries' run directories; a folder of results: each sub-folder
+    holding a result or a journal."""
+    from dbbench.reports.disclose.archive import is_package
+    from dbbench.reports.model import JOURNAL_FILE, RESULT_FILE
+    from dbbench.reports.studies.suite import INDEX_FILE, SuiteIndex
+
+    out: list[Path] = []
+    for path in paths:
+        if (
+            not path.is_dir()
+            or (path / RESULT_FILE).exists()
+            or (path / JOURNAL_FILE).exists()
+            or is_package(path)  # a disclosure package: checked against its own manifest
+        ):
+            out.append(path)
+        elif (path / INDEX_FILE).is_file():
+            out += [path / e.run_dir for e in SuiteIndex.read(path).entries]
+        else:
+            found = sorted(
+                d
+                for d in path.iterdir()
+                if d.is_dir() and ((d / RESULT_FILE).exists() or (d / JOURNAL_FILE).exists())
+            )
+            out += found or [path]
+    return out
+
+
 def verify_command(
     results: Annotated[
         list[Path],
-        typer.Argument(help="Result files, run directories or disclosure packages to check."),
+        typer.Argument(
+            help="Result files, run directories, suite folders, folders of run directories "
+            "or disclosure packages to check."
+        ),
     ],
     manifest: Annotated[
         Path | None,
@@ -51,9 +83,10 @@ def verify_command(
         raise ReportsError("--against names the reference engine of --answers: add --answers")
     from dbbench.reports.verify import read_manifest, verify
 
-    if expected is not None and len(results) != 1:
+    if expected is not None and (len(results) != 1 or len(_expanded(results)) != 1):
         raise ReportsError("--sha256 names the hash of one result: give exactly one")
     entries = read_manifest(manifest) if manifest is not None else None
+    results = _expanded(results)
     failed = 0
     from dbbench.reports.disclose.archive import is_package, verify_package
 

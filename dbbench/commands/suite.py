@@ -43,12 +43,16 @@ def _options(suite: Suite, sf: float, cold: bool = False, repetitions: int = 0) 
     )
 
 
-def _entries(suite: Suite) -> list[tuple[EntryRecord, str, Path | None]]:
+def _entries(suite: Suite, repeat: int) -> list[tuple[EntryRecord, str, Path | None]]:
+    """Every benchmark in the order it runs: repetitions interleaved across the engines
+    (A B C, then B C A, ...: the order rotated), so drift of the host hits every engine."""
     out = []
+    n = len(suite.engines)
     for sf in suite.scale_factors:
-        for engine in suite.engines:
-            for rep in range(1, suite.repetitions + 1):
-                run_dir = f"{engine.name}-sf{sf:g}" + (f"-r{rep}" if suite.repetitions > 1 else "")
+        for rep in range(1, repeat + 1):
+            shift = (rep - 1) % n
+            for engine in [*suite.engines[shift:], *suite.engines[:shift]]:
+                run_dir = f"{engine.name}-sf{sf:g}" + (f"-r{rep}" if repeat > 1 else "")
                 record = EntryRecord(engine.name, redact(engine.url), sf, rep, run_dir)
                 if engine.cost_sheet is not None:
                     record.cost_sheet = str(engine.cost_sheet.resolve())
@@ -62,13 +66,23 @@ def suite(
     rerun: Annotated[bool, typer.Option("--rerun", help="Run finished entries again too.")] = False,
     cold: Cold = False,
     repetitions: Repetitions = 0,
+    repeat: Annotated[
+        int | None,
+        typer.Option(
+            "--repeat",
+            min=1,
+            help="Whole benchmarks per engine, interleaved across the engines (default: the "
+            "suite file's repetitions); the comparison gives 95 % intervals from them.",
+        ),
+    ] = None,
 ) -> None:
     """Run every engine of a suite file and write one comparison."""
     spec = load_suite(file)
+    reps = repeat or spec.repetitions
     sheets = {e.name: load_cost_sheet(e.cost_sheet) for e in spec.engines if e.cost_sheet}
     out.mkdir(parents=True, exist_ok=True)
     index = SuiteIndex(str(file), spec.baseline)
-    entries = _entries(spec)
+    entries = _entries(spec, reps)
     index.entries = [record for record, _, _ in entries]
     index.write(out)
     with interrupt_on_signals():  # kill stops the suite as Ctrl-C does: the entry says so
@@ -77,7 +91,7 @@ def suite(
                 options = _options(spec, record.scale_factor, cold, repetitions)
                 run_dir = out / record.run_dir
                 label = f"{record.name} SF {record.scale_factor:g}" + (
-                    f" #{record.repetition}" if spec.repetitions > 1 else ""
+                    f" #{record.repetition}" if reps > 1 else ""
                 )
                 hooks = study_hooks(sheets.get(record.name))
                 if not rerun and finished_before(run_dir, options, hooks):

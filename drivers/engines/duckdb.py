@@ -238,7 +238,23 @@ class DuckDBEngine(SqlEngine):
         return f"DuckDB {duckdb.__version__}"
 
     def settings(self) -> dict[str, str]:
+        """The kit's disclosures, every setting the URL gave, and every other setting of
+        ``duckdb_settings()`` that differs from a fresh in-memory database's."""
         found = super().settings()
+        sql = "SELECT name, value FROM duckdb_settings()"
+        with self.policy.guard("settings"):
+            now = {str(k): str(v) for k, v in self._admin.query(sql).rows}
+            fresh = duckdb.connect(":memory:")
+            try:
+                default = {str(k): str(v) for k, v in fresh.execute(sql).fetchall()}
+            finally:
+                fresh.close()
+        for name in self._config:
+            if name in now:
+                found[name] = now[name]
+        for name, value in now.items():
+            if name not in _PATH_SETTINGS and default.get(name) != value:
+                found.setdefault(name, value)
         found["database"] = self.path
         return found
 
@@ -264,6 +280,10 @@ class DuckDBEngine(SqlEngine):
     def close(self) -> None:
         self._admin.close()
         self._db.close()
+
+
+#: settings that follow the database's file, not a choice of configuration
+_PATH_SETTINGS = frozenset({"temp_directory", "home_directory", "secret_directory"})
 
 
 def _tree(node: dict[str, Any], depth: int, lines: list[str]) -> None:

@@ -176,6 +176,32 @@ class MySqlEngine(SqlAlchemyEngine):
     views_sql: ClassVar[str] = (
         "SELECT table_name FROM information_schema.views WHERE table_schema = DATABASE()"
     )
+    #: MariaDB: every variable set by the configuration, the command line or SQL (a URL's
+    #: ``init_command``), less paths and what the driver sets on connecting
+    changed_sql: ClassVar[str] = (
+        "SELECT LOWER(VARIABLE_NAME), COALESCE(SESSION_VALUE, GLOBAL_VALUE) "
+        "FROM information_schema.SYSTEM_VARIABLES "
+        "WHERE (GLOBAL_VALUE_ORIGIN IN ('CONFIG', 'COMMAND-LINE', 'SQL', 'ENVIRONMENT') "
+        "OR (SESSION_VALUE IS NOT NULL AND SESSION_VALUE <> GLOBAL_VALUE)) "
+        "AND LOWER(VARIABLE_NAME) NOT IN ({names}) ORDER BY 1"
+    )
+    driver_set: ClassVar[tuple[str, ...]] = (
+        "basedir", "bind_address", "datadir", "log_error", "pid_file", "port", "socket",
+        "character_set_client", "character_set_connection", "character_set_results",
+        "collation_connection", "autocommit", "sql_mode", "timestamp", "pseudo_thread_id",
+        "last_insert_id", "insert_id", "rand_seed1", "rand_seed2", "identity",
+    )  # fmt: skip
+
+    def settings(self) -> dict[str, str]:
+        """The disclosed variables, then (MariaDB) every other one not at its default."""
+        found = super().settings()
+        try:
+            changed = self.settings_from(self.changed_sql, self.driver_set)
+        except Exception:  # MySQL has no SYSTEM_VARIABLES table: the disclosed list alone
+            return found
+        for name, value in changed.items():
+            found.setdefault(name, value)
+        return found
 
     def __init__(self, url: EngineURL) -> None:
         charset = url.query.get("charset")

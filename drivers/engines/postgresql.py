@@ -195,6 +195,27 @@ class PostgresEngine(SqlEngine):
     indexes_sql: ClassVar[str] = (
         "SELECT indexname, tablename FROM pg_indexes WHERE schemaname = current_schema()"
     )
+    #: every setting whose source is not the default (the URL's ``options=-c ...`` come as
+    #: "client"), less what each driver sets for itself on connecting
+    changed_sql: ClassVar[str] = (
+        "SELECT name, current_setting(name) FROM pg_settings "
+        "WHERE source NOT IN ('default', 'override') AND name NOT IN ({names}) ORDER BY name"
+    )
+    driver_set: ClassVar[tuple[str, ...]] = (
+        "application_name",
+        "client_encoding",
+        "DateStyle",
+        "IntervalStyle",
+        "TimeZone",
+        "extra_float_digits",
+    )
+
+    def settings(self) -> dict[str, str]:
+        """The disclosed settings, then every other one not at its default."""
+        found = super().settings()
+        for name, value in self.settings_from(self.changed_sql, self.driver_set).items():
+            found.setdefault(name, value)
+        return found
 
     def __init__(self, url: EngineURL) -> None:
         options = PostgresOptions.from_url(url)

@@ -51,6 +51,9 @@ class Change:
     verdict: Verdict
     plan: PlanVerdict | None = None  # queries: whether the two results planned it alike
     plan_diff: list[str] = field(default_factory=list)  # the first differing plan lines
+    #: where the noise, not the threshold, set the band: about how many samples per side
+    #: would bring the noise under the threshold (the band shrinks as 1/sqrt(n))
+    needed: int | None = None
 
     @property
     def percent(self) -> float | None:
@@ -92,6 +95,12 @@ def pooled(results: Sequence[BenchmarkResult]) -> BenchmarkResult:
 #: warning): its name, where a result holds it, its format, what a difference means.
 _Fact = tuple[str, Callable[[BenchmarkResult], Any], str, str]
 _MUST_SHARE: tuple[_Fact, ...] = (
+    (
+        "engines",
+        attrgetter("engine.name"),
+        "",
+        ": a gate judges builds of one engine (dbbench compare compares engines)",
+    ),
     ("scale factors", attrgetter("scale_factor"), "g", ""),
     ("query versions", attrgetter("query_version"), "", ""),
     (
@@ -115,8 +124,6 @@ def comparability(base: BenchmarkResult, cand: BenchmarkResult) -> tuple[list[st
     """(reasons to refuse, warnings) for comparing ``cand`` against ``base``."""
     refuse = _differences(_MUST_SHARE, base, cand)
     warn = _differences(_SHOULD_SHARE, base, cand)
-    if base.engine.name != cand.engine.name:
-        warn.append(f"engines differ ({base.engine.name} vs {cand.engine.name})")
     return refuse, warn
 
 
@@ -146,11 +153,15 @@ def _judge(
     band = max(limit, noise)
     delta = cand.median - base.median
     verdict: Verdict = "unchanged"
+    needed = None
+    if limit > 0 and noise > limit:
+        n = min(base.n, cand.n)
+        needed = max(n + 1, math.ceil(n * (noise / limit) ** 2))
     if ratio > 1.0 + band and cand.p25 > base.p75 and delta > min_delta:
         verdict = "regressed"
     elif ratio < 1.0 / (1.0 + band) and cand.p75 < base.p25 and -delta > min_delta:
         verdict = "improved"
-    return Change(cand.column, base, cand, ratio, noise, verdict)
+    return Change(cand.column, base, cand, ratio, noise, verdict, needed=needed)
 
 
 def gate(
@@ -187,6 +198,11 @@ def gate(
         elif b is not None or c is not None:
             changes.append(_judge(b, c, threshold / 100.0, min_delta))
     _plans(base, cand, changes, texts or (PlanTexts(), PlanTexts()))
+    lacking = [side for side, r in (("baseline", base), ("candidate", cand)) if r.plans is None]
+    if lacking:  # said once: no query's verdict can say whether its plan changed
+        warnings.append(
+            f"timings compared without plans (the {' and the '.join(lacking)} captured none)"
+        )
     ratios = [ch.ratio for ch in changes if ch.ratio is not None and 0 < ch.ratio < math.inf]
     geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
     return GateResult(threshold, changes, geo, warnings)
@@ -202,16 +218,23 @@ def _plans(
     if base.plans is None or cand.plans is None:
         return
     b_recs, c_recs = first_records(base), first_records(cand)
+    params_differ = _seeds(base) != _seeds(cand)
     for change in changes:
         if not change.column.startswith("Q"):
             continue
         q = int(change.column[1:])
         b, c = b_recs.get(q), c_recs.get(q)
         change.plan = verdict(b, c)
+        if change.plan == "plan changed" and params_differ:  # other seeds, other literals
+            change.plan = "parameters differ"
         if change.plan == "plan changed" and b is not None and c is not None:
             change.plan_diff = first_difference(
                 texts[0].texts.get((b.run, b.stream, q)), texts[1].texts.get((c.run, c.stream, q))
             )
+
+
+def _seeds(result: BenchmarkResult) -> list[dict[str, int]]:
+    return [run.seeds for run in result.runs]
 
 
 def _all_failed(result: BenchmarkResult, ok: dict[str, Distribution]) -> set[str]:

@@ -56,7 +56,7 @@ def _plan_diffs(g: GateResult) -> list[tuple[str, list[str]]]:
 def _worst(c: Change) -> str:
     what = _pct(c) if c.ratio is not None else c.verdict
     return f"{c.column} {what}" + (
-        f" ({c.plan})" if c.plan in ("same plan", "plan changed") else ""
+        f" ({c.plan})" if c.plan in ("same plan", "plan changed", "parameters differ") else ""
     )
 
 
@@ -86,6 +86,23 @@ def gate_document(g: GateResult, base: str, cand: str) -> Document:
         *(Paragraph(f"{line}.") for line in _summary(g, base, cand)),
         Table(HEADS, [_row(c) for c in g.changes], numbers, row_headers=True),
     )
+    noisy = [c for c in g.changes if c.needed is not None]
+    if noisy:
+        doc.section(
+            "Noisy queries",
+            Paragraph(
+                "Where the noise is wider than the threshold it decides instead: about this "
+                "many samples per side (more results of whole runs: -b/-c, or suite --repeat) "
+                "would bring it under the threshold."
+            ),
+            *(
+                Paragraph(
+                    f"{c.column}: noise {c.noise * 100:.0f} % against {g.threshold:g} %, "
+                    f"{c.cand.n if c.cand else 0} samples: about {c.needed} per side."
+                )
+                for c in noisy
+            ),
+        )
     for heading, diff in _plan_diffs(g):
         doc.section(f"{heading}:", Code(diff), level=3)
     doc.warnings += [Warning(w) for w in g.warnings]  # as the JSON data lists them
@@ -121,6 +138,7 @@ def gate_data(g: GateResult, base: str, cand: str) -> dict[str, Any]:
                 "candidate": _dist(c.cand),
                 "plan": c.plan,
                 "plan_diff": c.plan_diff,
+                "samples_needed": c.needed,
             }
             for c in g.changes
         ],

@@ -3,8 +3,9 @@ the speed-up against a baseline entry, and the landscape of :mod:`reports.tpch.c
 
 Built from the suite's index (``suite.json``: which entry ran where, and how it ended) and
 each entry's own ``result.json``, so it can be rebuilt without any engine. Per-query figures
-are medians of the full-resolution times over every run, stream and repetition; the headline
-metrics (QphH, Power, Throughput) stay the spec's.
+and speed-ups follow the one comparison rule of :mod:`reports.tpch.fair` (Q1-Q22 power-test
+times, failures charged a penalty, repetitions paired with the baseline's); RF1/RF2 medians
+are shown apart. The headline metrics (QphH, Power, Throughput) stay the spec's.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from dbbench.reports.loading import load_result
 from dbbench.reports.safeio import write_text
 from dbbench.reports.studies.indexfile import StudyIndex
 from dbbench.reports.templating import environment
-from dbbench.reports.tpch import plan_compare
-from dbbench.reports.tpch.analysis import COLUMNS
+from dbbench.reports.tpch import fair, plan_compare
+from dbbench.reports.tpch.analysis import QUERY_COLUMNS
 from dbbench.reports.tpch.compare import build_landscape, row_from_report
 from dbbench.reports.tpch.costsheet import load_cost_sheet
+from dbbench.reports.tpch.fair import DIRECTION, PENALTY_RULE, Fair
 from dbbench.reports.tpch.latency import distributions
 from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.passes import PassTable, pass_table
@@ -87,8 +89,9 @@ class EntryView:
 @dataclass
 class QueryLine:
     column: str
-    medians: list[float | None]  # per entry, seconds
-    speedups: list[float | None]  # baseline median / entry median: > 1 is faster
+    medians: list[float | None]  # per entry, seconds (charged: a failure is its penalty)
+    speedups: list[float | None]  # baseline time / entry time: > 1 is faster
+    penalised: list[bool] = field(default_factory=list)  # per entry: a penalty was charged
 
 
 @dataclass
@@ -101,6 +104,10 @@ class Comparison:
     warnings: list[str] = field(default_factory=list)
     passes: PassTable | None = None  # cold and hot passes (--cold, --repetitions)
     plans: list[PlanGroup] = field(default_factory=list)  # repetitions of one engine
+    refresh: list[QueryLine] = field(default_factory=list)  # RF1/RF2, never in the headline
+    fair: Fair | None = None  # entries pooled over their repetitions, with intervals
+    direction: str = DIRECTION
+    penalty_rule: str = PENALTY_RULE
 
 
 def _label(record: EntryRecord, repetitions: int) -> str:
@@ -139,14 +146,61 @@ def _view(out_dir: Path, record: EntryRecord, label: str) -> EntryView:
     tel = summarise(result)
     view.resources = tel.headline if tel else ""
     view.medians = {d.column: d.median for d in distributions(result)}
+    failed = fair.sample(result).failed
+    if failed:  # charged a penalty: never a valid entry, whatever the run said
+        if record.status == "ok":
+            record.status = "invalid"
+        listed = ", ".join(c for c in QUERY_COLUMNS if c in failed)
+        record.message = record.message or f"failed or timed out: {listed} (penalty charged)"
     return view
 
 
-def _geomean(values: list[float]) -> float | None:
-    good = [v for v in values if v > 0 and math.isfinite(v)]
-    if not good:
+def _pairs(views: list[EntryView], baseline: str) -> list[tuple[EntryView, EntryView | None]]:
+    """Each view with the baseline's view of the same repetition (else its first)."""
+    base = {v.record.repetition: v for v in views if v.record.name == baseline and v.result}
+    first = next(iter(base.values()), None)
+    return [(v, base.get(v.record.repetition, first)) for v in views]
+
+
+def _fair_lines(
+    views: list[EntryView], baseline: str
+) -> tuple[list[QueryLine], list[float | None]]:
+    """Per query, each entry's charged time and speed-up against the baseline of its
+    repetition; and each entry's geometric mean over Q1-Q22."""
+    results = [v.result for v in views if v.result is not None]
+    penalty = fair.penalties([[fair.sample(r) for r in results]])
+    lines = {c: QueryLine(c, [], [], []) for c in QUERY_COLUMNS}
+    geo: list[float | None] = []
+    for view, base in _pairs(views, baseline):
+        own = fair.sample(view.result) if view.result else None
+        ref = fair.sample(base.result) if base and base.result else None
+        logs = []
+        for col, line in lines.items():
+            t = fair.charged(own, col, penalty) if own else None
+            b = fair.charged(ref, col, penalty) if ref else None
+            line.medians.append(t)
+            line.penalised.append(bool(own and col in own.failed))
+            ratio = b / t if t and b else None
+            line.speedups.append(ratio)
+            if ratio is not None:
+                logs.append(math.log(ratio))
+        whole = ref is not None and len(logs) == sum(
+            1 for c in QUERY_COLUMNS if c in ref.times or c in ref.failed
+        )
+        geo.append(math.exp(sum(logs) / len(logs)) if logs and whole else None)
+    kept = [line for line in lines.values() if any(m is not None for m in line.medians)]
+    return kept, geo
+
+
+def _pooled(views: list[EntryView], baseline: str) -> Fair | None:
+    """The entries pooled over their repetitions (the baseline first), when any repeats."""
+    groups: dict[str, list[BenchmarkResult]] = {}
+    for v in sorted(views, key=lambda v: (v.record.name != baseline, v.record.repetition)):
+        if v.result is not None:
+            groups.setdefault(v.record.name, []).append(v.result)
+    if baseline not in groups or max(len(g) for g in groups.values()) < 2:
         return None
-    return math.exp(sum(math.log(v) for v in good) / len(good))
+    return fair.build(list(groups.items()))
 
 
 def build_comparisons(out_dir: Path, index: SuiteIndex) -> list[Comparison]:
@@ -164,21 +218,17 @@ def build_comparisons(out_dir: Path, index: SuiteIndex) -> list[Comparison]:
         ]
         if base is None:
             warnings.append(f"the baseline {index.baseline!r} has no measured queries at SF {sf:g}")
-        queries = []
-        for col in COLUMNS:
-            medians = [v.medians.get(col) for v in views]
-            if all(m is None for m in medians):
-                continue
-            ref = base.medians.get(col) if base else None
-            speedups = [ref / m if ref and m else None for m in medians]
-            queries.append(QueryLine(col, medians, speedups))
-        geo = [
-            _geomean([q.speedups[i] for q in queries if q.speedups[i] is not None])  # type: ignore[misc]
-            for i in range(len(views))
+        queries, geo = _fair_lines(views, index.baseline)
+        refresh = [
+            QueryLine(col, [v.medians.get(col) for v in views], [None for _ in views])
+            for col in ("RF1", "RF2")
+            if any(v.medians.get(col) is not None for v in views)
         ]
         comparison = Comparison(
             sf, base.label if base else index.baseline, views, queries, geo, warnings
         )
+        comparison.refresh = refresh
+        comparison.fair = _pooled(views, index.baseline)
         comparison.passes = pass_table([(v.label, v.result) for v in views])
         measured = [(v.label, v.result) for v in views if v.result is not None]
         sources = {v.label: out_dir / v.record.run_dir for v in views}
@@ -206,12 +256,15 @@ def _landscape(comparison: Comparison) -> None:
 # ---------------------------------------------------------------- rendering
 
 
+PALETTE = 12  # distinct entry colours of report.css (.e0 .. .e11)
+
+
 def speedup_svg(comparison: Comparison) -> str:
     """Per query, one bar per entry: its speed-up against the baseline on a log2 axis."""
     n = len(comparison.entries)
     if not comparison.queries or n == 0:
         return ""
-    width, left, right, top, row = 900, 60, 20, 20, 6 * n + 6
+    width, left, right, top, row = 900, 60, 20, 20, 9 * n + 6
     height = top + row * len(comparison.queries) + 30
     span = 3.0  # 1/8x .. 8x
 
@@ -242,11 +295,20 @@ def speedup_svg(comparison: Comparison) -> str:
             if s is None:
                 continue
             x0, x1 = sorted((x(1.0), x(s)))
+            y = y0 + 3 + i * 9
+            clipped = abs(math.log2(s)) > span
             out.append(
-                f'<rect x="{x0:.1f}" y="{y0 + 3 + i * 6:.1f}" width="{max(x1 - x0, 1):.1f}" '
-                f'height="5" class="e{i % 6}"><title>{escape(comparison.entries[i].label)} '
+                f'<rect x="{x0:.1f}" y="{y:.1f}" width="{max(x1 - x0, 1):.1f}" '
+                f'height="7" class="e{i % PALETTE}{" clipped" if clipped else ""}">'
+                f"<title>{escape(comparison.entries[i].label)} "
                 f"{escape(q.column)}: {s:.2f}x</title></rect>"
             )
+            if clipped:  # beyond the axis: the bar ends at its edge, its value written there
+                tx, anchor = (x1 - 2, "end") if s > 1 else (x0 + 2, "start")
+                out.append(
+                    f'<text x="{tx:.1f}" y="{y + 6.5:.1f}" text-anchor="{anchor}" '
+                    f'class="clip">{s:,.3g}x</text>'
+                )
     out.append("</svg>")
     return "".join(out)
 
@@ -254,17 +316,28 @@ def speedup_svg(comparison: Comparison) -> str:
 def render_suite(comparisons: list[Comparison], format: str) -> str:
     env = environment()
     if format == "md":  # every printed value through escape.markdown: no raw HTML passes
-        return (
+        text = (
             environment(markdown=True)
             .get_template("suite.md.j2")
             .render(cs=comparisons, disclosure=DISCLOSURE)
         )
+        for c in comparisons:  # Markdown tables the rule's own renderer escapes
+            if c.fair is not None:
+                lines = fair.text_lines(c.fair, markdown=True)
+                text += f"\n## SF {c.scale_factor:g}: over the repetitions\n\n"
+                text += "\n".join(lines) + "\n"
+        return text
     if format == "html":
         css = env.get_template("report.css").render()
         charts = [speedup_svg(c) for c in comparisons]
         plans_html = [Markup(plan_compare.render_html(c.plans)) for c in comparisons]
         return env.get_template("suite.html.j2").render(
-            cs=comparisons, charts=charts, css=css, disclosure=DISCLOSURE, plans_html=plans_html
+            cs=comparisons,
+            charts=charts,
+            css=css,
+            disclosure=DISCLOSURE,
+            plans_html=plans_html,
+            fair_lines=fair.text_lines,
         )
     if format == "json":
         return json.dumps([_plain(c) for c in comparisons], indent=2) + "\n"
@@ -290,8 +363,12 @@ def _plain(c: Comparison) -> dict[str, Any]:
             }
             for v in c.entries
         ],
+        "direction": c.direction,
+        "penalty_rule": c.penalty_rule,
         "queries": [asdict(q) for q in c.queries],
+        "refresh": [asdict(q) for q in c.refresh],
         "geomean_speedups": c.geomean_speedups,
+        "pooled": c.fair.plain() if c.fair else None,
         "warnings": c.warnings,
         "passes": asdict(c.passes) if c.passes else None,
         "plans": [{"engine": g.engine, "labels": g.labels, "rows": g.rows} for g in c.plans],

@@ -48,6 +48,7 @@ class Row:
     power_exact: dict[str, float] = field(default_factory=dict)  # full resolution
     relative_qphh: float | None = None
     relative_throughput: float | None = None
+    busy: list[str] = field(default_factory=list)  # the report's HOST BUSY notes
 
 
 @dataclass
@@ -55,8 +56,8 @@ class Landscape:
     rows: list[Row]
     baseline: str
     warnings: list[str]
-    #: column -> per local row: (spec-rounded seconds, full-resolution seconds, ratio of the
-    #: full-resolution times to the first local row's)
+    #: column -> per local row: (spec-rounded seconds, full-resolution seconds, speed-up: the
+    #: first local row's full-resolution time / this row's; above 1 faster)
     ratios: list[tuple[str, list[tuple[float | None, float | None, float | None]]]]
     ratio_labels: list[str] = field(default_factory=list)  # the local rows of ``ratios``
 
@@ -95,6 +96,7 @@ def row_from_report(label: str, report: Report) -> Row:
         query_version=res.query_version,
         power_times=dict(run.power_times) if run else {},
         power_exact=dict(run.power_exact) if run else {},
+        busy=[n.removeprefix("HOST BUSY: ") for n in report.notes if n.startswith("HOST BUSY")],
     )
 
 
@@ -152,6 +154,8 @@ def _problems(rows: list[Row]) -> tuple[list[str], list[str]]:
             warn.append(f"{r.label} is not compliant (see its report for the reasons)")
         if r.qphh is None:
             warn.append(f"{r.label} has no QphH: a run has failed or missing intervals")
+        if r.busy:
+            warn.append(f"HOST BUSY: {r.label}: {'; '.join(r.busy)}: its times are suspect")
     return refuse, warn
 
 
@@ -191,7 +195,7 @@ def build_landscape(rows: list[Row], sort: str = "qphh", force: bool = False) ->
         for col in COLUMNS:
             cells = [
                 (r.power_times.get(col), r.power_exact.get(col),
-                 _ratio(r.power_exact.get(col), ref.get(col)))
+                 _ratio(ref.get(col), r.power_exact.get(col)))
                 for r in local
             ]  # fmt: skip
             ratios.append((col, cells))

@@ -42,7 +42,7 @@ _ITEM_KEYS = {
     "part_number",
     "source",
 }
-_PRICED_KEYS = {"storage_gib", "memory_gib"}
+_PRICED_KEYS = {"storage_gib", "memory_gib", "cpus"}  # cpus: priced vCPUs / hardware threads
 CENT = Decimal("0.01")
 
 
@@ -101,6 +101,7 @@ class CostSheet:
     storage_gib_override: Decimal | None = None
     memory_gib: Decimal | None = None
     name: str = ""
+    cpus: int | None = None  # ``[priced] cpus``: the vCPUs (hardware threads) priced
 
     @property
     def total_3y(self) -> Decimal:
@@ -201,7 +202,7 @@ def parse_cost_sheet(text: str, name: str = "<cost sheet>") -> CostSheet:
     if not isinstance(raw_items, list) or not raw_items:
         raise where.top("item", "a cost sheet needs at least one [[item]]")
     items = [_item(raw, n, where) for n, raw in enumerate(raw_items)]
-    storage, memory = _priced(data.get("priced", {}), where)
+    storage, memory, cpus = _priced(data.get("priced", {}), where)
     sheet = CostSheet(
         currency=currency,
         availability_date=available,
@@ -211,6 +212,7 @@ def parse_cost_sheet(text: str, name: str = "<cost sheet>") -> CostSheet:
         storage_gib_override=storage,
         memory_gib=memory,
         name=name,
+        cpus=cpus,
     )
     try:  # totals computed now, not after a whole benchmark run
         total = sheet.total_3y
@@ -332,14 +334,17 @@ def _item(raw: Any, n: int, where: _Where) -> LineItem:
     return item
 
 
-def _priced(raw: Any, where: _Where) -> tuple[Decimal | None, Decimal | None]:
+def _priced(raw: Any, where: _Where) -> tuple[Decimal | None, Decimal | None, int | None]:
     if not isinstance(raw, dict):
         raise where.top("priced", "must be a table ([priced])")
-    values: dict[str, Decimal | None] = {"storage_gib": None, "memory_gib": None}
+    values: dict[str, Decimal | None] = {"storage_gib": None, "memory_gib": None, "cpus": None}
     for key, value in raw.items():
         if key not in _PRICED_KEYS:
             raise where.priced(key, f"unknown field (known: {', '.join(sorted(_PRICED_KEYS))})")
         if isinstance(value, bool) or not isinstance(value, int | Decimal) or value < 0:
             raise where.priced(key, f"must be a non-negative number, got {value!r}")
+        if key == "cpus" and not isinstance(value, int):
+            raise where.priced(key, f"must be a whole number of CPUs, got {value!r}")
         values[key] = Decimal(value)
-    return values["storage_gib"], values["memory_gib"]
+    cpus = values["cpus"]
+    return values["storage_gib"], values["memory_gib"], None if cpus is None else int(cpus)

@@ -11,7 +11,8 @@ from dbbench.reports.document import Document
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.family import CompareContext, Family, RenderOptions
 from dbbench.reports.model import RESULT_FILE
-from dbbench.reports.tpch import plan_compare
+from dbbench.reports.tpch import fair, plan_compare
+from dbbench.reports.tpch.compare import Landscape
 from dbbench.reports.tpch.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.tpch.document import tpch_document
 from dbbench.reports.tpch.formats import FORMATS, render_landscape
@@ -20,7 +21,7 @@ from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.plan_compare import plan_groups, render_lines
 from dbbench.reports.tpch.published import PublishedResult
 from dbbench.reports.tpch.recovery import recover
-from dbbench.reports.tpch.render_compare import landscape_for, render_html
+from dbbench.reports.tpch.render_compare import compare_json, landscape_for, render_html
 from dbbench.reports.tpch.site import SITE
 from dbbench.reports.tpch.summary import build_report
 from dbbench.reports.tpch.validation import check_result_data
@@ -82,20 +83,43 @@ def _inputs(
     return out
 
 
+def _fair(items: list[tuple[str, Any]], landscape: Landscape) -> fair.Fair | None:
+    """The one comparison rule's speed-ups, local results pooled over their repetitions;
+    None with fewer than two entries."""
+    groups = fair.grouped(_local(items))
+    if len(groups) < 2:
+        return None
+    built = fair.build(groups)
+    built.not_comparable = [
+        w.removeprefix("NOT COMPARABLE: ") for w in landscape.warnings if "NOT COMPARABLE" in w
+    ] + fair.differences([r for _, reps in groups for r in reps])
+    return built
+
+
 def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareContext) -> str:
     landscape = landscape_for(_inputs(items, context), context.sort, context.force)
     context.warnings.extend(landscape.warnings)
     if fmt == "html":
         return ""  # HTML: compare_page
+    speedups = _fair(items, landscape)
+    if fmt == "json":
+        return compare_json(landscape, speedups)
     groups = plan_groups(_local(items), context.sources)
     plans = render_lines(groups, fmt == "md") if fmt in ("text", "md") else ""
-    return render_landscape(landscape, fmt) + (("\n" + plans) if plans else "")
+    rule = "\n".join(fair.text_lines(speedups, fmt == "md")) + "\n" if speedups else ""
+    return (
+        render_landscape(landscape, fmt)
+        + (("\n" + rule) if rule else "")
+        + (("\n" + plans) if plans else "")
+    )
 
 
 def compare_page(items: list[tuple[str, Any]], context: CompareContext, sections: list[str]) -> str:
     landscape = landscape_for(_inputs(items, context), context.sort, context.force)
     plans = plan_compare.render_html(plan_groups(_local(items), context.sources))
-    return render_html(landscape, [plans, *sections] if plans else sections)
+    speedups = _fair(items, landscape)
+    own = [fair.html(speedups)] if speedups else []
+    return render_html(landscape, [*own, *([plans] if plans else []), *sections])
 
 
 def _local(items: list[tuple[str, Any]]) -> list[tuple[str, BenchmarkResult]]:
@@ -118,7 +142,7 @@ FAMILY = Family(
     document=document,
     renderers={name: _renderer(name) for name in FORMATS},
     compare_section=compare_section,
-    compare_formats=tuple(n for n, f in FORMATS.items() if f.landscape),
+    compare_formats=(*(n for n, f in FORMATS.items() if f.landscape), "json"),
     compare_page=compare_page,
     read=read,
 )

@@ -50,7 +50,7 @@ FORMATS: dict[str, OutputFormat] = {
 
 #: The formats of ``dbbench report`` and of ``dbbench compare``, in registry order.
 REPORT_FORMATS: tuple[str, ...] = tuple(dict.fromkeys([*FORMATS, *output_formats.formats()]))
-COMPARE_FORMATS: tuple[str, ...] = tuple(n for n, f in FORMATS.items() if f.landscape)
+COMPARE_FORMATS: tuple[str, ...] = (*(n for n, f in FORMATS.items() if f.landscape), "json")
 
 
 def choices_text(names: tuple[str, ...]) -> str:
@@ -78,6 +78,6 @@ def render_landscape(landscape: Landscape, format: str = "text") -> str:
     """The landscape in ``format`` (one of :data:`COMPARE_FORMATS`)."""
     renderer = FORMATS[format].landscape if format in FORMATS else None
     if renderer is None:
-        choices = ", ".join(COMPARE_FORMATS)
+        choices = ", ".join(n for n, f in FORMATS.items() if f.landscape)
         raise ReportsError(f"unknown compare format {format!r} (choose from {choices})")
     return renderer(landscape)

@@ -189,6 +189,11 @@ class Telemetry:
     net_sent_bps: list[float] = field(default_factory=list)
     net_recv_bps: list[float] = field(default_factory=list)
     engine: dict[str, list[float]] = field(default_factory=dict)  # the engine's own counters
+    #: host noise: the 1-minute load average, CPU stolen by a hypervisor (% of all cores) and
+    #: CPU used by dbbench's own process (% of all cores; an in-process engine's included)
+    load1: list[float] = field(default_factory=list)
+    cpu_steal: list[float] = field(default_factory=list)
+    cpu_kit: list[float] = field(default_factory=list)
 
 
 #: ``--plans``: none, each query's EXPLAIN, or its plan as executed (an extra untimed pass)

@@ -22,7 +22,9 @@ from dbbench.reports.tpch.model import BenchmarkResult, PlanRecord, plan_shape
 #: Lines of each side shown for the first difference between two plans.
 DIFF_LINES = 4
 
-PlanVerdict = Literal["same plan", "plan changed", "no plan"]
+#: "parameters differ": the gate's word where the two results drew other seeds (a shape
+#: that changed with the literals is not a plan change of the build)
+PlanVerdict = Literal["same plan", "plan changed", "no plan", "parameters differ"]
 
 
 @dataclass

@@ -42,6 +42,7 @@ MESSAGES: dict[str, str] = {
     "acid-not-passed": "the ACID tests did not pass: {summary}",
     model.NOT_EVALUATED: "not evaluated",
     "v1-text": "{text}",
+    "priced-differs": "{what}: the price is not the measured system's",
 }
 
 

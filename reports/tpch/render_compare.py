@@ -6,6 +6,7 @@ Which format names exist, and which renderer each one means: ``reports.tpch.form
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from dbbench.reports.tpch.compare import (
     row_from_report,
 )
 from dbbench.reports.tpch.costsheet import CostSheet
+from dbbench.reports.tpch.fair import Fair
 from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.published import PublishedResult
 from dbbench.reports.tpch.summary import DISCLOSURE, build_report
@@ -99,5 +101,54 @@ def landscape_for(
 
 
 def label_for(path: Path) -> str:
-    """A short label for an input: the run directory's or the file's name."""
-    return path.parent.name if path.name == RESULT_FILE else path.stem
+    """A short label for an input: the run directory's name, or the file's without its
+    ``.json``/``.toml`` suffix (never cut at another dot: ``duckdb-sf0.1`` stays whole)."""
+    if path.name == RESULT_FILE:
+        return path.resolve().parent.name
+    if path.is_dir():
+        return path.resolve().name
+    return path.name.removesuffix(".json").removesuffix(".toml")
+
+
+def unique_labels(labels: Sequence[str]) -> list[str]:
+    """``labels`` with a repeated one numbered (``x``, ``x (2)``): no two inputs collide."""
+    out: list[str] = []
+    for label in labels:
+        shown, n = label, 1
+        while shown in out:
+            n += 1
+            shown = f"{label} ({n})"
+        out.append(shown)
+    return out
+
+
+def compare_json(landscape: Landscape, speedups: Fair | None) -> str:
+    """The comparison as JSON: the landscape's rows, warnings and per-query power times, and
+    the one rule's speed-ups with their intervals and verdicts."""
+    rows = [
+        {
+            "label": r.label,
+            "kind": r.kind,
+            "system": r.system,
+            "database": r.database,
+            "scale_factor": r.scale_factor,
+            "qphh": r.qphh,
+            "power": r.power,
+            "throughput": r.throughput,
+            "price_performance": None if r.price_performance is None else str(r.price_performance),
+            "compliant": r.compliant,
+            "relative_qphh": r.relative_qphh,
+        }
+        for r in landscape.rows
+    ]
+    data = {
+        "baseline": landscape.baseline,
+        "rows": rows,
+        "warnings": landscape.warnings,
+        "power_seconds": {
+            col: dict(zip(landscape.ratio_labels, [c[1] for c in cells], strict=True))
+            for col, cells in landscape.ratios
+        },
+        "speedups": speedups.plain() if speedups else None,
+    }
+    return json.dumps(data, indent=2) + "\n"

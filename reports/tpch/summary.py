@@ -12,13 +12,16 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from dbbench.reports.tpch import metrics
+from dbbench.reports.tpch import metrics, priced
 from dbbench.reports.tpch.analysis import RunSummary, summarise_run
 from dbbench.reports.tpch.compliance import evaluate, messages
 from dbbench.reports.tpch.costsheet import CostSheet
 from dbbench.reports.tpch.model import BenchmarkResult, Compliance
 from dbbench.reports.tpch.plans import QueryPlan, query_plans, read_texts
+from dbbench.reports.tpch.reasons import reason
 from dbbench.reports.tpch.redact import redact_result
+from dbbench.reports.tpch.settings import SettingRow, setting_rows
+from dbbench.reports.tpch.telemetry import summarise as summarise_telemetry
 
 DISCLOSURE = (
     "These results are derived from the TPC-H benchmark and are not comparable with "
@@ -61,6 +64,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
     disclosure: str = DISCLOSURE
     plans: list[QueryPlan] = field(default_factory=list)  # each query's plan (texts read)
+    settings: list[SettingRow] = field(default_factory=list)  # the engine's, marked
 
     @property
     def reasons(self) -> list[str]:
@@ -124,6 +128,10 @@ def build_report(
     if runs is None or clean.runs is not result.runs or len(runs) != len(clean.runs):
         runs = [summarise_run(run, clean.scale_factor) for run in clean.runs]
     compliance = evaluate(clean, runs)
+    differs = priced.mismatches(clean.system, cost_sheet) if cost_sheet else []
+    if differs:  # a price of another system: a warning everywhere, never compliant
+        extra = [reason("priced-differs", what=w) for w in differs]
+        compliance = Compliance(False, [*compliance.reasons, *extra])
     reported, note = _reported(runs)
     qphh = reported.qphh if reported else None
     memory, memory_pct = _memory(clean, cost_sheet)
@@ -156,7 +164,10 @@ def build_report(
         load_time=_load_time(clean),
         streams=clean.streams,
     )
-    notes = [p for r in runs for p in r.problems]
+    notes = [f"warning: {w}" for w in differs] + [p for r in runs for p in r.problems]
+    tel = summarise_telemetry(clean)
+    if tel is not None and tel.busy:  # noise of other work: the timings are suspect
+        notes = [f"HOST BUSY: {b}" for b in tel.busy] + notes
     if clean.acid is not None:
         notes.insert(0, clean.acid.summary)
     if cost_sheet is None:
@@ -165,7 +176,15 @@ def build_report(
     if texts.note is not None:
         notes.append(texts.note)
     plans = query_plans(result, texts)
-    return Report(clean, headline, runs, compliance, cost_sheet, notes, plans=plans)
+    settings = setting_rows(clean, cost_sheet)
+    unpriced = [r.name for r in settings if r.priced == "UNPRICED"]
+    if unpriced:
+        notes.insert(
+            0, f"warning: the cost sheet does not name the URL settings {', '.join(unpriced)}"
+        )
+    return Report(
+        clean, headline, runs, compliance, cost_sheet, notes, plans=plans, settings=settings
+    )
 
 
 def database_label(name: str, version: str) -> str:

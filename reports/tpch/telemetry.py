@@ -39,6 +39,9 @@ class PhaseUsage:
     engine: dict[str, float] = field(default_factory=dict)  # the engine's counters, averaged
     #: per core: (user, system, iowait) % of that core's time; empty for version 1 samples
     per_core: list[tuple[float, float, float]] = field(default_factory=list)
+    load_max: float | None = None  # the highest 1-minute load average sampled
+    steal: float | None = None  # % of all cores stolen by a hypervisor
+    kit: float | None = None  # % of all cores dbbench's own process used (embedded engines too)
 
     @property
     def short(self) -> bool:
@@ -57,6 +60,7 @@ class TelemetrySummary:
     phases: list[PhaseUsage] = field(default_factory=list)
     headline: str = ""
     engine_counters: list[str] = field(default_factory=list)
+    busy: list[str] = field(default_factory=list)  # why the host was busy with other work
 
 
 def phase_windows(result: BenchmarkResult) -> list[tuple[str, float, float]]:
@@ -138,6 +142,8 @@ def usage(tel: Telemetry, label: str, start: float, end: float) -> PhaseUsage:
     value = avg(net)
     out.net_mbps = None if value is None else value / MB
     out.per_core = _per_core(tel, avg)
+    out.load_max = max((tel.load1[i] for i in touching if i < len(tel.load1)), default=None)
+    out.steal, out.kit = avg(tel.cpu_steal), avg(tel.cpu_kit)
     for name, series in tel.engine.items():
         if len(series) == len(weights):  # probing stopped early: no per-phase figure
             engine_value = avg(series)
@@ -166,6 +172,7 @@ def summarise(result: BenchmarkResult) -> TelemetrySummary | None:
     summary.phases = [usage(tel, *w) for w in windows]
     summary.phases.append(usage(tel, "whole benchmark", _spans(tel)[0][0], tel.t[-1]))
     summary.engine_counters = sorted({k for p in summary.phases for k in p.engine})
+    summary.busy = busy_host(summary, embedded=_embedded(result.engine.url))
     busiest = [p for p in summary.phases if "throughput" in p.phase and p.cpu_busy is not None]
     if busiest:
         p = busiest[-1]
@@ -173,6 +180,43 @@ def summarise(result: BenchmarkResult) -> TelemetrySummary | None:
         if p.write_mbps is not None and p.read_mbps is not None:
             summary.headline += f", disk {p.read_mbps:.1f} MB/s read, {p.write_mbps:.1f} MB/s write"
     return summary
+
+
+OTHER_CPU_LIMIT = 25.0  # % of all cores used by other processes: another workload
+STEAL_LIMIT = 5.0  # % of all cores stolen by a hypervisor
+
+
+def _embedded(url: str) -> bool:
+    """An engine inside dbbench's process (its URL names no host): its CPU is the kit's."""
+    head, _, rest = url.partition("://")
+    return bool(head) and not rest.split("/", 1)[0].split("@")[-1].split("?")[0]
+
+
+def busy_host(summary: TelemetrySummary, embedded: bool) -> list[str]:
+    """One sentence per phase whose host was busy with other work: a load average above the
+    CPU count, hypervisor steal, or (an embedded engine) CPU that neither dbbench nor its
+    engine used; a server engine's CPU is not attributable, and the report says so."""
+    out = []
+    cores = summary.cores
+    for p in summary.phases:
+        if p.phase == "whole benchmark":
+            continue
+        if cores and p.load_max is not None and p.load_max > cores:
+            out.append(
+                f"host busy during {p.phase}: load average {p.load_max:.1f} above its {cores} CPUs"
+            )
+        if p.steal is not None and p.steal > STEAL_LIMIT:
+            out.append(f"host busy during {p.phase}: {p.steal:.0f} % of the CPU stolen")
+        if embedded and p.kit is not None and p.cpu_busy is not None:
+            other = p.cpu_busy - p.kit
+            if other > OTHER_CPU_LIMIT:
+                out.append(
+                    f"host busy during {p.phase}: {other:.0f} % of the CPU used by other "
+                    "processes than dbbench and its engine"
+                )
+    if out and not embedded:
+        out.append("the engine is a server: host CPU is not attributable to it")
+    return out
 
 
 # ---------------------------------------------------------------- the time-series chart

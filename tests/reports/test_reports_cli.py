@@ -76,12 +76,12 @@ def test_format_choices_and_help_come_from_the_one_registry(
 ) -> None:
     assert REPORT_FORMATS == tuple(output_formats()) == ("text", "md", "html", "json")
     assert tuple(FORMATS) == ("text", "md", "html")  # the TPC-H run's templates; JSON: its document
-    assert COMPARE_FORMATS == ("text", "md", "html")  # json renders no landscape
+    assert COMPARE_FORMATS == ("text", "md", "html", "json")  # json: the landscape's data
     for command, choices in (("report", REPORT_FORMATS), ("compare", COMPARE_FORMATS)):
         assert main([command, "--help"]) == 0
         assert f"{choices_text(choices)}." in " ".join(capsys.readouterr().out.split())
-    assert main(["compare", str(run_dir), "--format", "json"]) == 2
-    assert "'json' is not one of text, md, html" in capsys.readouterr().err
+    assert main(["compare", str(run_dir), "--format", "pdf"]) == 2
+    assert "'pdf' is not one of text, md, html, json" in capsys.readouterr().err
     with pytest.raises(ReportsError, match=r"unknown compare format 'json'"):
         render_landscape(Landscape(rows=[], baseline="", warnings=[], ratios=[]), "json")
 
@@ -136,7 +136,7 @@ def test_compare_local_runs_with_cost_sheet_and_ratios(
     args = ["compare", str(tmp_path / "slow"), str(tmp_path / "fast"), "-c", str(X4600_SHEET)]
     assert main([*args, "-f", "md"]) == 0
     out = capsys.readouterr().out
-    assert "| Q14 | 4.8 s / 4,800.0 ms (1.00x) | 2.4 s / 2,400.0 ms (0.50x) |" in out
+    assert "| Q14 | 4.8 s / 4,800.0 ms (1.00x) | 2.4 s / 2,400.0 ms (2.00x) |" in out
     fast_row = next(line for line in out.splitlines() if line.startswith("| fast |"))
     assert "| 2.00x | 2.00x |" in fast_row  # QphH and throughput relative to "slow"
 
@@ -145,7 +145,7 @@ def test_compare_ratios_use_full_resolution_where_the_spec_rounding_ties(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Queries under the spec's 0.1 s floor all report 0.1 s; the per-query ratios divide
-    the measured times, so 0.02 s against 0.05 s is 0.40x, not a 1.00x tie."""
+    the measured times, so 0.02 s against 0.05 s is 2.50x faster, not a 1.00x tie."""
     slow, fast = make_result(), make_result()
     for result, secs in ((slow, 0.05), (fast, 0.02)):
         for run in result.runs:
@@ -158,7 +158,7 @@ def test_compare_ratios_use_full_resolution_where_the_spec_rounding_ties(
     assert main(["compare", str(tmp_path / "slow"), str(tmp_path / "fast"), "-f", "md"]) == 0
     out = capsys.readouterr().out
     q6 = next(line for line in out.splitlines() if line.startswith("| Q6 |"))
-    assert q6 == "| Q6 | 0.1 s / 50.0 ms (1.00x) | 0.1 s / 20.0 ms (0.40x) |", q6
+    assert q6 == "| Q6 | 0.1 s / 50.0 ms (1.00x) | 0.1 s / 20.0 ms (2.50x) |", q6
 
 
 def test_reports_import_nothing_from_the_pipeline() -> None:

@@ -134,7 +134,11 @@ def test_every_view_from_file_url(
     page.click("th[data-key=qphh]")  # descending
     engines = page.locator("#landscape tbody td[data-key=engine]").all_text_contents()
     qphh = [
-        float(v) for v in page.locator("#landscape tbody td[data-key=qphh]").all_text_contents()
+        float(
+            page.locator("#landscape tbody td[data-key=qphh]").nth(i).get_attribute("data-value")
+            or "nan"
+        )
+        for i in range(page.locator("#landscape tbody td[data-key=qphh]").count())
     ]
     assert qphh == sorted(qphh, reverse=True), qphh
     assert engines[0] == "duckdb" and engines[-1] == "sqlite", (engines, qphh)
@@ -155,10 +159,13 @@ def test_every_view_from_file_url(
         expected = _expected_times(made[name])
         for q, seconds in expected.items():
             cell = page.locator(f"#per-query-table tr[data-query='{q}'] td[data-id='{rid}']")
-            assert float(cell.text_content() or "nan") == seconds
+            assert float(cell.get_attribute("data-value") or "nan") == seconds
+            shown = cell.text_content() or ""
+            assert float(shown.replace(",", "")) == pytest.approx(seconds, rel=1e-3), shown
+            assert len(shown.replace(",", "").replace(".", "").lstrip("0")) <= 5  # not raw
             bar = page.locator(f"#per-query-chart rect[data-query='{q}'][data-id='{rid}']")
             assert float(bar.get_attribute("data-seconds") or "nan") == seconds
-            assert f": {seconds} s" in (bar.locator("title").text_content() or "")
+            assert f": {shown} s" in (bar.locator("title").text_content() or "")
         if name == "fast":  # the best everywhere: ratio 1, the best colour
             cell = page.locator(f"#per-query-table tr[data-query='1'] td[data-id='{rid}']")
             assert float(cell.get_attribute("data-ratio") or 0) == 1.0
@@ -310,8 +317,10 @@ def test_scaling_charts_prices_and_result_pages(
     page, requests, errors = _open(browser, f"{root}/index.html")
     assert verdict.provenance is not None
     row = page.locator(f"#landscape tbody tr[data-id='{verdict.provenance.short_id}']")
-    assert float(row.locator("td[data-key=price]").text_content() or "nan") == price
-    assert float(row.locator("td[data-key=storage]").text_content() or "nan") == storage
+    assert float(row.locator("td[data-key=price]").get_attribute("data-value") or "nan") == price
+    storage_cell = row.locator("td[data-key=storage]")
+    assert float(storage_cell.get_attribute("data-value") or "nan") == storage
+    assert storage_cell.text_content() == f"{storage:,.0f}"  # thousands separated
     assert Decimal(str(price)) > 0
     page.close()
 

@@ -5,9 +5,12 @@ entries run as a suite and come out in one comparison."""
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from dbbench.drivers.registry import all_engines
 from dbbench.drivers.suite_file import load_suite
@@ -84,3 +87,20 @@ def test_the_in_process_entries_run_as_one_comparison(tmp_path: Path) -> None:
     header = next(line for line in comparison.splitlines() if line.startswith("| Query"))
     assert all(f"{name} ms" in header for name in IN_PROCESS)
     assert "| Q22 |" in comparison and "pending" not in comparison
+    # the headline speed-up is the geometric mean over Q1-Q22 of each entry's own power-test
+    # times against the baseline's, recomputed here from the result files themselves
+    doc = json.loads((out / "comparison.json").read_text())[0]
+    power = {
+        name: {
+            iv["query"]: iv["seconds"]
+            for iv in json.loads((out / f"{name}-sf0.01" / "result.json").read_text())["runs"][0][
+                "intervals"
+            ]
+            if iv["kind"] == "query" and iv["phase"] == "power"
+        }
+        for name in IN_PROCESS
+    }
+    base = power[small.baseline]
+    for i, name in enumerate(IN_PROCESS):
+        logs = [math.log(base[q] / power[name][q]) for q in range(1, 23)]
+        assert doc["geomean_speedups"][i] == pytest.approx(math.exp(sum(logs) / 22)), name

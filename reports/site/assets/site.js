@@ -18,12 +18,29 @@
     a.href = href;
     return a;
   }
-  function resultLink(row) {
-    return ID.test(row.id) ? link(row.id, ROOT + "r/" + row.id + ".html") : el("span", row.id);
+  // a result is named by what it is (engine, version, machine), its hash kept as the title
+  function resultName(row) {
+    const parts = [row.engine, row.version, row.system].filter(function (p) {
+      return p !== undefined && p !== null && p !== "";
+    });
+    return parts.length ? parts.join(" ") : String(row.id);
   }
+  function resultLink(row) {
+    const e = ID.test(row.id) ? link(resultName(row), ROOT + "r/" + row.id + ".html") :
+      el("span", resultName(row));
+    e.title = "result " + row.id;
+    return e;
+  }
+  // numbers for people: thousands separators, four significant digits below 100, one
+  // decimal above (a raw float such as 14.624749827999949 never reaches the page)
   function fmt(v) {
     if (v === null || v === undefined || v === "") return "—";
     if (typeof v === "boolean") return v ? "yes" : "no";
+    if (typeof v === "number" && isFinite(v)) {
+      if (Number.isInteger(v)) return v.toLocaleString("en-US");
+      if (Math.abs(v) >= 100) return v.toLocaleString("en-US", {maximumFractionDigits: 1});
+      return v.toLocaleString("en-US", {maximumSignificantDigits: 4});
+    }
     return String(v);
   }
   function cmp(a, b) {
@@ -90,6 +107,7 @@
           if (c[0] === "id") td.appendChild(resultLink(r));
           else if (c[0] === "pick" && extra) td.appendChild(extra(r));
           else td.textContent = fmt(r[c[0]]);
+          if (typeof r[c[0]] === "number") td.dataset.value = String(r[c[0]]);  // exact
           if (c[0] === "status" && r.published) td.className = "pub";
           tr.appendChild(td);
         });
@@ -186,8 +204,9 @@
 
   // Inline SVG (no network, no inline style: presentation attributes only).
   const SVG = "http://www.w3.org/2000/svg";
+  // twelve distinct colours: a site compares up to twelve results without a repeat
   const COLOURS = ["#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b7791f", "#c53030", "#2c7a7b",
-    "#97266d"];
+    "#97266d", "#1a202c", "#718096", "#d69e2e", "#3c366b"];
   function svg(tag, attrs, text) {
     const e = document.createElementNS(SVG, tag);
     Object.keys(attrs).forEach(function (k) { e.setAttribute(k, String(attrs[k])); });
@@ -198,10 +217,15 @@
   // Bars per query: for each query a group of bars (one per result), height = ratio to the
   // best of that query (log scale), the exact seconds in each bar's title.
   function queryChart(chosen, queries) {
-    const barW = 8, gap = 6, h = 180, top = 10, left = 40;
+    const gap = 6, h = 180, top = 10, left = 40;
+    // the chart fits a 1280 px page: bars narrow down (to 2 px) as results are added
+    const barW = Math.max(2, Math.min(8, Math.floor(((1180 - left) / queries.length - gap) /
+      Math.max(1, chosen.length))));
     const groupW = chosen.length * barW + gap;
     const w = left + queries.length * groupW + 10;
-    const chart = svg("svg", {width: w, height: h + 40, viewBox: "0 0 " + w + " " + (h + 40),
+    const legend = 14 * chosen.length;  // one legend line per result: labels never overprint
+    const chart = svg("svg", {width: w, height: h + 30 + legend,
+      viewBox: "0 0 " + w + " " + (h + 30 + legend),
       role: "img", "aria-label": "per-query time relative to the best"});
     chart.id = "per-query-chart";
     let maxRatio = 1;
@@ -233,7 +257,7 @@
       const bar = svg("rect", {x: left + qi * groupW + c[1] * barW, y: top + h - bh, width: barW - 1,
         height: bh, fill: COLOURS[c[1] % COLOURS.length], "data-query": c[0],
         "data-id": chosen[c[1]].id, "data-seconds": c[2], "data-ratio": c[3]});
-      bar.appendChild(svg("title", {}, "Q" + c[0] + " " + chosen[c[1]].engine + ": " + c[2] +
+      bar.appendChild(svg("title", {}, "Q" + c[0] + " " + chosen[c[1]].engine + ": " + fmt(c[2]) +
         " s (×" + c[3].toFixed(2) + ")"));
       chart.appendChild(bar);
     });
@@ -242,10 +266,11 @@
         "Q" + q));
     });
     chosen.forEach(function (r, i) {
-      chart.appendChild(svg("rect", {x: left + i * 160, y: top + h + 22, width: 10, height: 10,
+      chart.appendChild(svg("rect", {x: left, y: top + h + 22 + 14 * i, width: 10, height: 10,
         fill: COLOURS[i % COLOURS.length]}));
-      chart.appendChild(svg("text", {x: left + i * 160 + 14, y: top + h + 31, "font-size": 10},
-        fmt(r.engine) + " " + fmt(r.version) + " · " + fmt(r.system)));
+      chart.appendChild(svg("text", {x: left + 14, y: top + h + 31 + 14 * i, "font-size": 10,
+        class: "legend"}, fmt(r.engine) + " " + fmt(r.version) + " · " + fmt(r.system) +
+        (r.label ? " · " + r.label : "")));
     });
     return chart;
   }
@@ -357,6 +382,7 @@
         vals.forEach(function (v, i) {
           const td = el("td", fmt(v), "num");
           td.dataset.id = chosen[i].id;
+          if (typeof v === "number") td.dataset.value = String(v);  // the exact seconds
           if (typeof v === "number" && best > 0) {
             const ratio = v / best;
             td.classList.add(ratioClass(ratio));

@@ -1,0 +1,88 @@
+"""The site with twelve results, in a real Chromium at 1280 px: the index and the per-query
+page do not overflow horizontally, the per-query chart's legend names every result in its own
+colour (twelve distinct) with no label over another, its query labels do not overlap, and no
+console error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from synthetic import variant
+from test_site_chromium import _open, browser  # noqa: F401  (the module's browser fixture)
+
+from dbbench.reports.site.build import build_site
+
+pytestmark = pytest.mark.chromium
+
+ENGINES = ["duckdb", "postgresql", "sqlite", "datafusion", "polars", "chdb", "hyper", "spark"]
+
+
+def _overlaps(boxes: list[dict[str, float]]) -> list[tuple[int, int]]:
+    out = []
+    for i, a in enumerate(boxes):
+        for j, b in enumerate(boxes[i + 1 :], i + 1):
+            if (
+                a["x"] < b["x"] + b["width"]
+                and b["x"] < a["x"] + a["width"]
+                and a["y"] < b["y"] + b["height"]
+                and b["y"] < a["y"] + a["height"]
+            ):
+                out.append((i, j))
+    return out
+
+
+BOXES = (
+    "sel => Array.from(document.querySelectorAll(sel)).map(e => {"
+    " const b = e.getBBox(); return {x: b.x, y: b.y, width: b.width, height: b.height}; })"
+)
+
+
+def test_twelve_results_are_readable_at_1280_px(
+    browser: Any,  # noqa: F811
+    real_run: Path,
+    tmp_path: Path,
+) -> None:
+    base = json.loads((real_run / "result.json").read_text())
+    inputs = tmp_path / "in"
+    for n in range(12):
+        data = variant(
+            base,
+            engine=ENGINES[n % len(ENGINES)],
+            version=f"{n}.0",
+            host=f"host-{n}",
+            factor=1.0 + n / 4,
+        )
+        (inputs / f"r{n}").mkdir(parents=True)
+        (inputs / f"r{n}" / "result.json").write_text(json.dumps(data))
+    out = tmp_path / "site"
+    assert build_site([inputs], out).included == 12
+    root = out.resolve().as_uri()
+    page, _, errors = _open(browser, f"{root}/index.html")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    width = "document.documentElement.scrollWidth <= window.innerWidth"
+    assert page.evaluate(width), "the index overflows 1280 px"
+    ids = [page.locator("#landscape tbody tr").nth(i).get_attribute("data-id") for i in range(12)]
+    first = page.locator("#landscape tbody tr").first.locator("td[data-key=id] a")
+    name = first.text_content() or ""
+    assert any(name.startswith(e + " ") for e in ENGINES) and " host-" in name  # not a hash
+    assert (first.get_attribute("title") or "").startswith("result ")
+    assert errors == []
+    page.close()
+    page, _, errors = _open(browser, f"{root}/queries.html#ids={','.join(map(str, ids))}")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.wait_for_selector("#per-query-chart")
+    assert page.evaluate(width), "the per-query page overflows 1280 px"
+    legend = page.evaluate(BOXES, "#per-query-chart text.legend")
+    assert len(legend) == 12 and _overlaps(legend) == []
+    ticks = page.evaluate(BOXES, "#per-query-chart text:not(.legend)")
+    assert _overlaps(ticks) == []
+    colours = page.evaluate(
+        "() => Array.from(document.querySelectorAll('#per-query-chart rect'))"
+        ".filter(r => !r.dataset.query).map(r => r.getAttribute('fill'))"
+    )
+    assert len(colours) == 12 and len(set(colours)) == 12
+    assert errors == []
+    page.close()
