@@ -35,6 +35,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "gen": ("gen",),
     "qgen": ("qgen",),
     "validate": ("validate",),
+    "answers": ("answers",),
     "run": ("run", "load", "power", "throughput"),
     "engines": ("engines",),
     "report": ("report", "compare"),

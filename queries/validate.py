@@ -18,6 +18,8 @@ from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import cache, partial
 from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import Any
 
 from dbbench.queries.errors import QueriesError
@@ -71,30 +73,127 @@ def column_classes(query: int) -> tuple[str, ...]:
 
 
 def _answer_file(name: str) -> str:
-    return resources.files(__package__).joinpath("answers", "sf1", name).read_text("utf-8")
+    return _shipped_dir(OFFICIAL_SF).joinpath(name).read_text("utf-8")
 
 
-@cache
-def load_answers(query: int) -> tuple[list[str], list[tuple[str, ...]]]:
-    """The official SF1 answer (default parameters): column names and rows as text.
+OFFICIAL_SF = 1.0  # the TPC's own answers; other shipped sets were made by two engines
+MANIFEST = "manifest.json"  # a made set's engines, versions, date and seconds
 
-    String columns are right-trimmed (their leading blanks are data); others fully trimmed.
-    """
+
+def answer_set_name(sf: float) -> str:
+    """The folder of a scale factor's answer set: ``sf1``, ``sf10``, ``sf0.01``."""
+    return f"sf{sf:g}"
+
+
+def _shipped_dir(sf: float) -> Traversable:
+    return resources.files(__package__).joinpath("answers", answer_set_name(sf))
+
+
+def shipped_scale_factors() -> list[float]:
+    """The scale factors whose answer set ships with the package, smallest first."""
+    root = resources.files(__package__).joinpath("answers")
+    found = []
+    for entry in root.iterdir():
+        if entry.name.startswith("sf") and entry.joinpath("q1.out").is_file():
+            try:
+                found.append(float(entry.name[2:]))
+            except ValueError:
+                continue
+    return sorted(found)
+
+
+AnswerSource = float | Path
+Answer = tuple[list[str], list[tuple[str | None, ...]]]
+"""An answer's column names and rows as text (None: NULL)."""
+"""Where an answer set is: a scale factor (the set shipped for it) or a folder."""
+
+
+def _set_dir(source: AnswerSource) -> Traversable | Path:
+    if isinstance(source, Path):
+        return source
+    if source not in shipped_scale_factors():
+        shipped = ", ".join(f"{s:g}" for s in shipped_scale_factors())
+        raise QueriesError(
+            f"no answer set ships for SF {source:g} (shipped: SF {shipped}); use --against URL"
+            " to compare with a reference engine, or make one with dbbench answers make"
+        )
+    return _shipped_dir(source)
+
+
+def answer_set_scale(directory: Path) -> float:
+    """The scale factor a made answer set's ``manifest.json`` names (one clear error when
+    the folder holds no readable set)."""
+    try:
+        document = json.loads((directory / MANIFEST).read_text("utf-8"))
+        sf = float(document["scale_factor"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise QueriesError(f"{directory}: not an answer set ({MANIFEST}: {exc})") from None
+    if not (directory / "q1.out").is_file():
+        raise QueriesError(f"{directory}: not an answer set (no q1.out)")
+    return sf
+
+
+def parse_answer(query: int, text: str, name: str) -> Answer:
+    """One answer file's column names and rows as text (the official SF1 layout: a header
+    and ``|``-separated fields). String columns are right-trimmed (their leading blanks are
+    data); others fully trimmed, an empty one is NULL (Q17's average over no rows at a tiny
+    scale factor)."""
     classes = column_classes(query)
-    header, *lines = _answer_file(f"q{query}.out").splitlines()
-    columns = [name.strip() for name in header.split("|")]
+    header, *lines = text.splitlines()
+    columns = [column.strip() for column in header.split("|")]
     rows = []
     for line in lines:
         fields = line.split("|")
         if len(fields) != len(classes):
-            raise QueriesError(f"q{query}.out: a row has {len(fields)} fields, not {len(classes)}")
+            raise QueriesError(f"{name}: a row has {len(fields)} fields, not {len(classes)}")
         rows.append(
             tuple(
-                f.rstrip() if c == "str" else f.strip()
+                f.rstrip() if c == "str" else (f.strip() or None)
                 for f, c in zip(fields, classes, strict=True)
             )
         )
     return columns, rows
+
+
+def load_answers(query: int, source: AnswerSource = OFFICIAL_SF) -> Answer:
+    """The answer of the default-parameter query in an answer set (the shipped set of a
+    scale factor, default the official SF1 one, or a folder, read afresh each time): column
+    names and rows."""
+    if isinstance(source, Path):
+        return _read_answer(query, source)
+    return _shipped_answer(query, float(source))
+
+
+@cache
+def _shipped_answer(query: int, sf: float) -> Answer:
+    return _read_answer(query, sf)
+
+
+def _read_answer(query: int, source: AnswerSource) -> Answer:
+    check_query(query)
+    name = f"q{query}.out"
+    try:
+        text = _set_dir(source).joinpath(name).read_text("utf-8")
+    except OSError as exc:
+        raise QueriesError(f"answer set {source}: cannot read {name} ({exc})") from None
+    return parse_answer(query, text, name)
+
+
+def format_answer(query: int, rows: Sequence[Sequence[Any]]) -> str:
+    """An answer file's text in the official layout (the SF1 set's header, ``|``-separated
+    fields), each value in its column class's canonical form (:func:`canonical_rows`:
+    numbers to the cent as the official answers print them, exact ones whole)."""
+    names = load_answers(query)[0]
+    lines = ["|".join(names)]
+    classes = column_classes(query)
+    for row in canonical_rows(query, rows):
+        for kind, value in zip(classes, row, strict=True):
+            if value is None and kind != "str":
+                continue  # an empty field
+            if value is None or "|" in value or "\n" in value:
+                raise QueriesError(f"Q{query}: the value {value!r} cannot be written as text")
+        lines.append("|".join(v or "" for v in row))
+    return "\n".join(lines) + "\n"
 
 
 def _text(value: Any) -> str:
@@ -229,9 +328,12 @@ def _compare(
     return QueryVerdict(query, True, len(expected), len(got))
 
 
-def compare_answer(query: int, got_rows: Sequence[Sequence[Any]]) -> QueryVerdict:
-    """Check a result of the default-parameter query against the official SF1 answer."""
-    names, expected = load_answers(query)
+def compare_answer(
+    query: int, got_rows: Sequence[Sequence[Any]], source: AnswerSource = OFFICIAL_SF
+) -> QueryVerdict:
+    """Check a result of the default-parameter query against an answer set's (default: the
+    official SF1 answer; a scale factor names its shipped set; a folder, a made one)."""
+    names, expected = load_answers(query, source)
     return _compare(query, names, expected, got_rows)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -21,9 +22,13 @@ from dbbench.drivers.lifecycle import open_run
 from dbbench.drivers.sequencer.defaults import prepare_for_validation, run_defaults, verdicts
 from dbbench.drivers.url import parse_url, redact
 from dbbench.errors import DbbenchError, ExitCode
-from dbbench.queries.validate import QueryVerdict
-
-OFFICIAL_SF = 1.0
+from dbbench.queries.validate import (
+    OFFICIAL_SF,
+    AnswerSource,
+    QueryVerdict,
+    answer_set_scale,
+    shipped_scale_factors,
+)
 
 
 def _table(found: list[QueryVerdict], title: str) -> Table:
@@ -48,15 +53,15 @@ def validate(
     against: Annotated[
         str | None, typer.Option("--against", help="Reference engine URL (any scale factor).")
     ] = None,
+    answers: Annotated[
+        Path | None,
+        typer.Option("--answers", help="An answer set `dbbench answers make` wrote (a folder)."),
+    ] = None,
     reload: Annotated[bool, typer.Option("--reload", help="Load even if already loaded.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdicts as JSON.")] = False,
 ) -> None:
     """Run the 22 queries with the default parameters and check every answer."""
-    if against is None and sf != OFFICIAL_SF:
-        raise DbbenchError(
-            f"official answers exist only for SF 1, not {sf:g}; use --against URL to compare"
-            " with a reference engine"
-        )
+    source = _answer_source(sf, against, answers)
     urls = [engine, *([against] if against is not None else [])]
     # both engines open (and locked) before any load; a bad reference URL loads nothing
     with open_run(urls, role="the reference engine") as scope:
@@ -64,7 +69,7 @@ def validate(
         prepare_for_validation(scope.engine, sf, reload=reload, label=label, loading=_say)
         results = run_defaults(scope.engine, sf)
         reference = None
-        title = f"{label}, SF {sf:g}, against the official answers"
+        title = f"{label}, SF {sf:g}, against {_set_name(source)}"
         if against is not None:
             ref_label = redact(parse_url(against))
             prepare_for_validation(
@@ -72,7 +77,7 @@ def validate(
             )
             reference = run_defaults(scope.engines[1], sf)
             title = f"{label} against {ref_label}, SF {sf:g}"
-    found = verdicts(results, reference)
+    found = verdicts(results, reference, source)
     failed = [f"Q{v.query}" for v in found if not v.passed]
     if as_json:
         document = {"title": title, "passed": not failed, "queries": [asdict(v) for v in found]}
@@ -84,6 +89,34 @@ def validate(
         raise typer.Exit(ExitCode.INVALID_RUN)
     if not as_json:
         typer.echo(f"all 22 queries pass ({title})")
+
+
+def _answer_source(sf: float, against: str | None, answers: Path | None) -> AnswerSource:
+    """The answer set to check against: a made one (``--answers``, at this SF), else the one
+    shipped for ``sf``; with ``--against`` none is read. One line when there is none."""
+    if answers is not None:
+        if against is not None:
+            raise DbbenchError("--answers and --against are two references: give one")
+        made_at = answer_set_scale(answers)
+        if made_at != sf:
+            raise DbbenchError(f"{answers} is the answer set of SF {made_at:g}, not SF {sf:g}")
+        return answers
+    shipped = shipped_scale_factors()
+    if against is None and sf not in shipped:
+        listed = ", ".join(f"{s:g}" for s in shipped)
+        raise DbbenchError(
+            f"no answer set ships for SF {sf:g} (shipped: SF {listed}); use --against URL to"
+            " compare with a reference engine, or --answers DIR (dbbench answers make)"
+        )
+    return sf
+
+
+def _set_name(source: AnswerSource) -> str:
+    if isinstance(source, Path):
+        return f"the answer set in {source}"
+    if source == OFFICIAL_SF:
+        return "the official answers"
+    return f"the shipped SF {source:g} answer set"
 
 
 def _say(line: str) -> None:

@@ -20,7 +20,13 @@ from dbbench.drivers.sequencer.streams import run_rendered
 from dbbench.queries.order import QUERY_NUMBERS
 from dbbench.queries.params import default_parameters
 from dbbench.queries.render import render
-from dbbench.queries.validate import QueryVerdict, compare_answer, compare_results
+from dbbench.queries.validate import (
+    OFFICIAL_SF,
+    AnswerSource,
+    QueryVerdict,
+    compare_answer,
+    compare_results,
+)
 
 EXACT_LINEITEM_SF = 10  # dbgen.api.row_count("lineitem") is exact up to SF 10
 
@@ -101,9 +107,13 @@ def _check_counts(engine: Engine, sf: float, label: str) -> None:
 
 
 def verdicts(
-    results: dict[int, QueryOutput | str], reference: dict[int, QueryOutput | str] | None
+    results: dict[int, QueryOutput | str],
+    reference: dict[int, QueryOutput | str] | None,
+    answers: AnswerSource = OFFICIAL_SF,
 ) -> list[QueryVerdict]:
-    """Compare each query with the official answer, or with the reference engine's rows."""
+    """Compare each query with the reference engine's rows or, without one, with an answer
+    set's (``answers``: the shipped set of a scale factor, default the official SF1 one, or
+    a folder ``dbbench answers make`` wrote)."""
     out = []
     for q, got in results.items():
         expected = None if reference is None else reference[q]
@@ -111,7 +121,7 @@ def verdicts(
             problem = got if isinstance(got, str) else f"reference engine: {expected}"
             out.append(QueryVerdict(q, False, 0, 0, problem))
         elif expected is None:
-            out.append(compare_answer(q, got.rows))
+            out.append(compare_answer(q, got.rows, answers))
         else:
             out.append(compare_results(q, expected.rows, got.rows))
     return out
