@@ -75,6 +75,12 @@ NOT_OUTPUTS: dict[tuple[str, str], str] = {
     ("drivers/hammerdb/install.py", "script.write_text("): "a probe script in a private tempdir",
     ("drivers/hammerdb/runner.py", "os.open(path"): "HammerDB's live log, O_NOFOLLOW",
     ("drivers/hammerdb/runner.py", "os.fdopen(fd"): "HammerDB's live log, O_NOFOLLOW",
+    # dbbench acid's durability test: its streams' spec and the success file, in a private
+    # temporary directory, each record flushed and synced as it is written
+    ("drivers/acid/durability.py", "spec.write_text("): "the durability streams' spec",
+    ("drivers/acid/durability.py", 'open(folder / "streams.log"'): "the streams' own log",
+    ("drivers/acid/streams.py", 'open(folder / "success.jsonl"'): "the success file",
+    ("drivers/acid/streams.py", 'open(folder / "in_flight.jsonl"'): "the in-flight records",
     # the results site: a private build directory written whole, then swapped in
     ("reports/site/build.py", "os.replace("): "the site's private build directory",
     ("reports/site/build.py", "os.open(path"): "the site's private build directory",

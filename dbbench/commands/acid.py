@@ -17,15 +17,32 @@ def acid(
     per_stream: Annotated[
         int, typer.Option("--transactions", min=1, help="ACID Transactions per stream.")
     ] = 100,
+    kill: Annotated[
+        str,
+        typer.Option(
+            "--kill",
+            help="Durability on a server: the command that kills it without a clean shutdown.",
+        ),
+    ] = "",
+    restart: Annotated[
+        str, typer.Option("--restart", help="Durability on a server: the command that starts it.")
+    ] = "",
     out: Annotated[Path, typer.Option("-o", "--out", help="Run directory.")] = Path("runs/acid"),
 ) -> None:
-    """Run the ACID tests (atomicity, consistency, isolation) and write an acid result."""
-    from dbbench.drivers.acid.workload import run_acid
+    """Run the ACID tests (atomicity, consistency, isolation 1-6, durability) and write an
+    acid result. Exit 3 when a test failed; a result that says "incomplete" (durability not
+    run: an in-memory database, a server without --kill/--restart) exits 0."""
+    from dbbench.drivers.acid.workload import choose_failure, run_acid
     from dbbench.drivers.lifecycle import local_url
     from dbbench.reports.acid.render import render
 
+    url = local_url(engine, out)
+    choose_failure(url, kill, restart)  # a half-given pair: refused before anything runs
     out.mkdir(parents=True, exist_ok=True)
-    result = run_acid(local_url(engine, out), sf, out, streams=streams, per_stream=per_stream)
+    result = run_acid(
+        url, sf, out, streams=streams, per_stream=per_stream, kill=kill, restart=restart,
+        progress=lambda line: typer.echo(f"acid: {line}", err=True),
+    )  # fmt: skip
     typer.echo(render(result, "text"), nl=False)
     if result.verdict == "failed":
         raise typer.Exit(3)

@@ -58,10 +58,22 @@ def report(
         str, typer.Option("--format", "-f", help=f"{choices_text(REPORT_FORMATS)}.")
     ] = "text",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
+    acid: Annotated[
+        Path | None,
+        typer.Option("--acid", help="An ACID result (dbbench acid) of the same engine to show."),
+    ] = None,
 ) -> None:
     """Rebuild the report of a saved result (no engine needed)."""
-    _refuse_own_input(output, [result, *([cost_sheet] if cost_sheet else [])])
+    _refuse_own_input(
+        output, [result, *([cost_sheet] if cost_sheet else []), *([acid] if acid else [])]
+    )
     family, loaded, recovered = read_result(result)
+    if acid is not None:
+        from dbbench.reports.tpch.acid import attach, read_acid
+
+        if family.name != SCHEMA_NAME:
+            raise ReportsError(f"--acid goes with a TPC-H result; {result} is a {family.name}")
+        attach(loaded, read_acid(acid), str(acid))
     if format not in family.formats():
         raise typer.BadParameter(f"{format!r} is not one of {', '.join(family.formats())}")
     if recovered is not None:

@@ -27,6 +27,7 @@ from dbbench.drivers.rundir import default_run_name
 from dbbench.drivers.sequencer import Benchmark, RunOptions, RunProgress
 from dbbench.drivers.sequencer.config import PLAN_MODES, check_options
 from dbbench.errors import DbbenchError, ExitCode, error_line
+from dbbench.reports.acid.model import AcidResult
 from dbbench.reports.tpch.compliance import messages
 from dbbench.reports.tpch.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.tpch.model import DUCKDB_FILE, BenchmarkResult, default_streams
@@ -47,6 +48,14 @@ Jobs = Annotated[int | None, typer.Option("--jobs", "-j", help="Generator proces
 Runs = Annotated[int, typer.Option("--runs", help="Performance runs (the spec requires 2).")]
 CostSheetOpt = Annotated[
     Path | None, typer.Option("--cost-sheet", help="TOML cost sheet for $/QphH.")
+]
+AcidOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--acid",
+        help="An ACID result (dbbench acid) of the same engine and configuration: its "
+        "verdict goes into the result, every report and the compliance section.",
+    ),
 ]
 TelemetryOpt = Annotated[
     float,
@@ -120,6 +129,25 @@ def _write_reports(
     return write_reports(result, out_dir, cost_sheet=cost_sheet)
 
 
+def _attach_acid(bench: Benchmark, acid: tuple[Path, AcidResult] | None) -> None:
+    """The ACID result into the finished run's result (rewritten, compliance judged again);
+    one that is not of the same engine and configuration: one line, exit 1 after the
+    reports (the result stays without it)."""
+    if acid is None:
+        return
+    from dbbench.reports.errors import ReportsError
+    from dbbench.reports.tpch.acid import attach
+    from dbbench.reports.tpch.compliance import judge
+
+    try:
+        attach(bench.result, acid[1], str(acid[0]))
+    except ReportsError as exc:
+        raise DbbenchError(f"--acid: {exc}") from None
+    finally:
+        bench.result.compliance = judge(bench.result)
+        bench.result.write(bench.result_path)
+
+
 def _outcome(bench: Benchmark, cost_sheet: CostSheet | None, progress: RunProgress) -> None:
     """Write the reports, print where everything is and where the time went, and exit with
     the right code."""
@@ -147,9 +175,15 @@ def execute(
     steps: Callable[[Benchmark], None],
     cost_sheet: Path | None = None,
     space_check: bool = False,
+    acid: Path | None = None,
 ) -> None:
     """The shared path of the four commands: one run lifecycle around a :class:`Benchmark`."""
     sheet = load_cost_sheet(cost_sheet) if cost_sheet is not None else None  # fail fast
+    acid_result = None
+    if acid is not None:  # fail fast too
+        from dbbench.reports.tpch.acid import read_acid
+
+        acid_result = (acid, read_acid(acid))
     check_options(options)
     engine, out, force = target.engine, target.out, target.force
     out_dir = _out_dir(out, engine, options.sf)
@@ -184,6 +218,11 @@ def execute(
                 typer.echo("dbbench: interrupted; everything measured so far was kept", err=True)
                 typer.echo(f"dbbench: partial result: {bench.result_path}", err=True)
                 raise typer.Exit(ExitCode.INTERRUPTED) from None
+    try:
+        _attach_acid(bench, acid_result)
+    except DbbenchError:
+        _write_reports_quietly(bench, sheet)
+        raise
     _outcome(bench, sheet, bench.ctx.progress)
 
 
@@ -251,6 +290,7 @@ def run(
     telemetry_interval: TelemetryOpt = 1.0,
     plans: PlansOpt = "explain",
     answers: AnswersOpt = True,
+    acid: AcidOpt = None,
 ) -> None:
     """The whole benchmark: load test, then each run's power and throughput tests."""
     sf = target.scale_factor
@@ -264,7 +304,7 @@ def run(
         for number in range(1, options.runs + 1):
             bench.performance_run(number)
 
-    execute("run", target, options, steps, cost_sheet, not no_space_check)
+    execute("run", target, options, steps, cost_sheet, not no_space_check, acid)
 
 
 def load(target: Target, jobs: Jobs = None, no_space_check: NoSpaceCheck = False) -> None:

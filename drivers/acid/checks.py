@@ -11,9 +11,10 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import suppress
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from dbbench.drivers.acid.transaction import (
+    Applied,
     acid_query,
     acid_transaction,
     history_rows,
@@ -25,7 +26,10 @@ from dbbench.drivers.acid.transaction import (
 )
 from dbbench.drivers.engine import Engine, Session
 from dbbench.drivers.errors import DriversError
+from dbbench.queries.render import render
 from dbbench.reports.acid.model import AcidCheck
+
+T = TypeVar("T")
 
 #: how long a second session is given before the kit calls it waiting
 WAIT_SECONDS = 2.0
@@ -129,10 +133,14 @@ class Checks:
             errors: list[str] = []
             lock = threading.Lock()
 
+            stop = threading.Event()  # Ctrl-C: each stream ends after its transaction
+
             def stream(k: int) -> None:
                 rng = random.Random(1000 + k)
                 with self._session() as s:
                     for _ in range(per_stream):
+                        if stop.is_set():
+                            return
                         o = rng.choice(self.orders)
                         for _attempt in range(20):  # an abort (a conflict) is retried
                             try:
@@ -154,8 +162,14 @@ class Checks:
             threads = [threading.Thread(target=stream, args=(k,)) for k in range(streams)]
             for t in threads:
                 t.start()
-            for t in threads:
-                t.join()
+            try:
+                for t in threads:
+                    t.join()
+            except BaseException:
+                stop.set()  # no stream may commit once the cleanup undoes their work
+                for t in threads:
+                    t.join()
+                raise
             check.steps.append(f"{streams} streams x {per_stream} ACID Transactions committed")
             with self._session() as s:
                 bad += inconsistent(s, sorted(touched | set(sample)))
@@ -179,6 +193,7 @@ class Checks:
             3: self._iso_write,
             4: self._iso_write,
             5: self._iso_partsupp,
+            6: self._iso_q1,
         }
         return self.timed(f"isolation-{number}", lambda c: tests[number](c, number))
 
@@ -306,6 +321,57 @@ class Checks:
             s1.close()
             s2.close()
 
+    def _iso_q1(self, check: AcidCheck, number: int) -> None:
+        """Test 6: an ACID Transaction submitted while Q1 (DELTA 0, its longest form)
+        runs is not starved by a stream of queries: it completes before Txn1 or, if not,
+        before a Txn3 (Q1 again) started while Txn1 was still running."""
+        o, l_key, delta = self.pick()
+        check.inputs = {"o_key": o, "l_key": l_key, "delta": delta, "q1_delta": [0, 90]}
+        sessions = [self.engine.session() for _ in range(3)]
+        pool = ThreadPoolExecutor(3)
+        ends = _Ends()
+        q1 = [render(1, [d], dialect=self.engine.dialect, stream=0).query for d in ("0", "90")]
+
+        def txn2() -> Applied:
+            begin(self.engine, sessions[1])
+            applied = acid_transaction(sessions[1], o, l_key, delta, now(), self.lock)
+            sessions[1].execute("COMMIT")
+            return applied
+
+        try:
+            first = pool.submit(ends.run, "txn1", lambda: sessions[0].query(q1[0]))
+            check.steps.append("txn1: Q1 with DELTA 0")
+            second = pool.submit(ends.run, "txn2", txn2)
+            check.steps.append("txn2: ACID Transaction submitted while txn1 runs")
+            third = None
+            done = _within(second)
+            late = done is None or ends.at.get("txn2", 0) > ends.at.get("txn1", float("inf"))
+            if late and not first.done():
+                third = pool.submit(ends.run, "txn3", lambda: sessions[2].query(q1[1]))
+                check.steps.append("txn3: Q1 with DELTA 90 while txn1 still runs")
+            first.result()
+            applied = second.result()
+            if third is not None:
+                third.result()
+                if ends.at["txn2"] > ends.at["txn3"]:
+                    check.verdict = "failed"
+                    check.message = "step txn2 (ACID Transaction) ended after txn3: starved"
+            order = sorted(ends.at, key=ends.at.__getitem__)
+            check.steps.append("ended: " + ", ".join(order))
+            with self._session() as s:
+                total = read_total(s, o)
+            check.observed = {"o_totalprice": str(total), "ended": " ".join(order)}
+            check.expected = {"o_totalprice": str(applied.new_total)}
+            if total != applied.new_total and check.verdict == "passed":
+                check.verdict = "failed"
+                check.message = f"txn2's update not visible after it committed: {total}"
+        finally:
+            for s in sessions:
+                rollback(s)
+            pool.shutdown(wait=True)
+            for s in sessions:
+                s.close()
+
     def _iso_partsupp(self, check: AcidCheck, number: int) -> None:
         o, l_key, delta = self.pick()
         s1, s2 = self.engine.session(), self.engine.session()
@@ -351,6 +417,19 @@ class Checks:
             pool.shutdown(wait=True)
             s1.close()
             s2.close()
+
+
+class _Ends:
+    """When each of isolation test 6's sessions ended (perf_counter)."""
+
+    def __init__(self) -> None:
+        self.at: dict[str, float] = {}
+
+    def run(self, name: str, body: Callable[[], T]) -> T:
+        try:
+            return body()
+        finally:
+            self.at[name] = time.perf_counter()
 
 
 def _within(future: Future[Any]) -> Any:

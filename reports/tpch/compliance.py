@@ -97,6 +97,14 @@ def _problems(result: BenchmarkResult) -> list[Reason]:
     return [reason("problems-recorded", count=len(result.errors), first=result.errors[0])]
 
 
+def _acid(result: BenchmarkResult) -> list[Reason]:
+    """An attached ACID result that did not pass (clause 3). None attached: no reason here
+    yet (see docs/acid.md)."""
+    if result.acid is None or result.acid.verdict == "passed":
+        return []
+    return [reason("acid-not-passed", summary=result.acid.summary)]
+
+
 def evaluate(result: BenchmarkResult, runs: list[RunSummary]) -> Compliance:
     """The verdict from the facts in ``result`` (``runs`` are its summaries)."""
     reasons = [
@@ -105,6 +113,7 @@ def evaluate(result: BenchmarkResult, runs: list[RunSummary]) -> Compliance:
         *_failures(result, runs),
         *_update_sets(result),
         *_problems(result),
+        *_acid(result),
     ]
     return Compliance(compliant=not reasons, reasons=reasons)
 

@@ -314,6 +314,21 @@ class Passes:
 
 
 @dataclass
+class AcidVerdict:
+    """The ACID result of the same engine and configuration attached to the run (``dbbench
+    run --acid`` or ``dbbench report --acid``): its verdict and one-line summary."""
+
+    #: passed, failed, incomplete, not run or not supported (``reports.acid``'s verdicts)
+    verdict: str
+    summary: str
+    engine: str = ""
+    engine_version: str = ""
+    #: the scale factor of the ACID tests' qualification database (SF 1 for a real one)
+    scale_factor: float = 0.0
+    source: str = ""  # the file it was read from
+
+
+@dataclass
 class BenchmarkResult(ResultEnvelope):
     """One benchmark: configuration, environment, the load test and the two runs."""
 
@@ -340,6 +355,7 @@ class BenchmarkResult(ResultEnvelope):
     plans: Plans | None = None  # query plans (issue 23); None: not captured (--plans off)
     passes: Passes | None = None  # a study's cold and hot passes; None: none asked for
     answers: Answers | None = None  # every query's output (issue 35); None: an older result
+    acid: AcidVerdict | None = None  # the attached ACID result (issue 36); None: none given
 
     @classmethod
     def upgrade_data(cls, data: dict[str, Any]) -> dict[str, Any]:

@@ -39,6 +39,7 @@ MESSAGES: dict[str, str] = {
     "stream-missing": "run {run}: throughput stream {stream} has no intervals",
     "update-set-reused": "update set(s) {sets} used by more than one refresh pair",
     "problems-recorded": "{count} problem(s) recorded during the run, the first: {first}",
+    "acid-not-passed": "the ACID tests did not pass: {summary}",
     model.NOT_EVALUATED: "not evaluated",
     "v1-text": "{text}",
     "priced-differs": "{what}: the price is not the measured system's",

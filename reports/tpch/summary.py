@@ -168,6 +168,8 @@ def build_report(
     tel = summarise_telemetry(clean)
     if tel is not None and tel.busy:  # noise of other work: the timings are suspect
         notes = [f"HOST BUSY: {b}" for b in tel.busy] + notes
+    if clean.acid is not None:
+        notes.insert(0, clean.acid.summary)
     if cost_sheet is None:
         notes.append("no cost sheet given: price, $/QphH and storage ratio are not reported")
     texts = read_texts(result, source)

@@ -133,6 +133,7 @@ def test_every_code_has_a_message_that_formats(code: str) -> None:
         "run": 1, "what": "Q1", "where": "power test", "error": "boom", "count": 3,
         "sets": "1, 2",
         "first": "Q1 failed", "text": "an old reason", "stream": 2, "orders": 12, "lineitem": 60,
+        "summary": "ACID: failed: isolation-3: txn2 committed",
     }  # fmt: skip
     text = message(Reason(code, facts))
     assert text and "{" not in text and code not in text

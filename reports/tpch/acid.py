@@ -1,0 +1,71 @@
+"""An ACID result attached to a TPC-H result (``dbbench run --acid``, ``dbbench report
+--acid``): refused unless it is of the same engine and configuration, then kept in the
+result as its verdict and summary, which every report format and the compliance judge read.
+
+The same configuration: the same engine (name), the same version, and the same value of
+every disclosed engine setting the two results both recorded, except those that say where
+the database is (:data:`WHERE`, and any whose two values are both absolute paths). The
+scale factor may differ (clause 3 runs on the qualification database, SF 1, whatever SF
+the run has).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dbbench.reports.acid.model import AcidResult
+from dbbench.reports.errors import ReportsError
+from dbbench.reports.tpch.model import AcidVerdict, BenchmarkResult
+
+#: settings that say where the database is, not how the engine runs (the qualification
+#: database is another one than the run's)
+WHERE = frozenset({"database", "data_directory", "datadir", "path", "file"})
+
+
+def _place(value: str) -> bool:
+    """A file or folder (an absolute path): where, not how (DuckDB's temp_directory)."""
+    return value.startswith("/")
+
+
+def attach(result: BenchmarkResult, acid: AcidResult, source: str = "") -> None:
+    """Set ``result.acid`` from ``acid``; a different engine or configuration: one line."""
+    mine, theirs = result.engine, acid.engine
+    where = f" ({source})" if source else ""
+    if mine.name != theirs.name:
+        raise ReportsError(
+            f"the ACID result{where} is of engine {theirs.name!r}, the run of {mine.name!r}"
+        )
+    if mine.version != theirs.version:
+        raise ReportsError(
+            f"the ACID result{where} is of {theirs.name} {theirs.version!r}, the run of "
+            f"{mine.version!r}: not the same configuration"
+        )
+    differ = sorted(
+        k for k in mine.settings.keys() & theirs.settings.keys() - WHERE
+        if mine.settings[k] != theirs.settings[k]
+        and not (_place(mine.settings[k]) and _place(theirs.settings[k]))
+    )  # fmt: skip
+    if differ:
+        k = differ[0]
+        raise ReportsError(
+            f"the ACID result{where} ran with {k} = {theirs.settings[k]!r}, the run with "
+            f"{mine.settings[k]!r}: not the same configuration"
+        )
+    result.acid = AcidVerdict(
+        verdict=acid.verdict,
+        summary=acid.summary(),
+        engine=theirs.name,
+        engine_version=theirs.version,
+        scale_factor=acid.scale_factor,
+        source=source,
+    )
+
+
+def read_acid(path: Path) -> AcidResult:
+    """The ACID result in a file or run directory; anything else: one line."""
+    from dbbench.reports.families import read_result
+
+    _family, loaded, _ = read_result(path)
+    if not isinstance(loaded, AcidResult):
+        raise ReportsError(f"{path} is not an ACID result (dbbench acid writes one)")
+    return loaded
