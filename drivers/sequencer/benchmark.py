@@ -23,6 +23,7 @@ from dbbench.drivers.journal import Journal
 from dbbench.drivers.sequencer.answers import AnswerKeeper
 from dbbench.drivers.sequencer.config import RunOptions, check_options
 from dbbench.drivers.sequencer.context import RunContext
+from dbbench.drivers.sequencer.disclosure import disclosure_facts
 from dbbench.drivers.sequencer.load import load_or_reuse, reuse
 from dbbench.drivers.sequencer.passes import query_passes
 from dbbench.drivers.sequencer.phases import power_test, throughput_test
@@ -246,23 +247,9 @@ class Benchmark:
                 self.result.engine.storage_bytes = self.ctx.engine.storage_bytes()
 
     def _disclosure_facts(self, when: str) -> None:
-        """What the auditor's checklist needs from the database itself, taken outside every
-        timed interval (``dbbench disclose``): the DDL as executed after the load, and the
-        orphans of each foreign key no constraint checks; the rows
-        per table and the keys, indexes and views the catalog lists, after the load and
-        after the test. Disclosure only: a failing count leaves the fact out and never
-        stops a run."""
+        """The database's own facts for ``dbbench disclose`` (:mod:`.disclosure`)."""
         facts = self.result.config.setdefault(DISCLOSURE_KEY, {})
-        engine = self.ctx.engine
-        if when == "after_load":
-            with contextlib.suppress(Exception):
-                facts["ddl"] = engine.ddl_statements()
-            with contextlib.suppress(Exception):
-                facts["orphans_after_load"] = engine.orphan_counts()
-        with contextlib.suppress(Exception):
-            facts[f"rows_{when}"] = engine.row_counts()
-        with contextlib.suppress(Exception):
-            facts[f"structures_{when}"] = engine.auxiliary_structures()
+        disclosure_facts(self.ctx, facts, when)
 
     def _finish(self, stopped: str | None) -> None:
         if stopped is not None:

@@ -96,6 +96,9 @@ def test_query_timeout_is_recorded_and_the_run_goes_on(loaded_pg: str, tmp_path:
     finally:
         locker.rollback()
         locker.close()
+        if proc.poll() is None:  # a hung run must not hold the database for the rerun
+            proc.kill()
+            proc.wait()
     assert proc.returncode == ExitCode.INVALID_RUN, err
     assert "the run is invalid" in err and "timeout" in err
     result = BenchmarkResult.read(out / RESULT_FILE)
