@@ -48,6 +48,15 @@ def rollback(session: Session) -> None:
         session.execute("ROLLBACK")
 
 
+def _end_pair(pool: ThreadPoolExecutor, s1: Session, s2: Session) -> None:
+    """An isolation test's two sessions rolled back and closed once its pool's work ended."""
+    rollback(s1)
+    rollback(s2)
+    pool.shutdown(wait=True)
+    s1.close()
+    s2.close()
+
+
 class Checks:
     """The tests over one engine, with orders drawn from ``orders`` (existing keys)."""
 
@@ -233,11 +242,7 @@ class Checks:
                 check.verdict = "failed"
                 check.message = f"after txn1's end the ACID Query reads {after}, expected {want}"
         finally:
-            rollback(s1)
-            rollback(s2)
-            pool.shutdown(wait=True)
-            s1.close()
-            s2.close()
+            _end_pair(pool, s1, s2)
 
     def _iso_write(self, check: AcidCheck, number: int) -> None:
         commit = number == 3
@@ -315,11 +320,7 @@ class Checks:
                         f"order {o} inconsistent after the test",
                     )
         finally:
-            rollback(s1)
-            rollback(s2)
-            pool.shutdown(wait=True)
-            s1.close()
-            s2.close()
+            _end_pair(pool, s1, s2)
 
     def _iso_q1(self, check: AcidCheck, number: int) -> None:
         """Test 6: an ACID Transaction submitted while Q1 (DELTA 0, its longest form)
