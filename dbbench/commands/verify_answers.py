@@ -14,6 +14,8 @@ from dbbench.drivers.url import parse_url, redact
 from dbbench.errors import DbbenchError
 from dbbench.reports import escape
 from dbbench.reports.model import RESULT_FILE
+from dbbench.reports.tpch.answers import answers_line
+from dbbench.reports.tpch.compliance import judge
 from dbbench.reports.tpch.model import BenchmarkResult
 
 
@@ -38,15 +40,10 @@ def verify_answers(results: list[Path], against: str | None) -> bool:
                 check, lines = check_answers(result, run_dir, scope.engine, label, _say)
         for line in lines:
             typer.echo(escape.terminal(f"{run_dir}: {line}"), err=True)
-        agree = "all agree" if not check.disagree else f"{check.disagree} disagree"
-        typer.echo(
-            escape.terminal(
-                f"{run_dir}: answers: {check.checked} of {check.total} checked against "
-                f"{label}, {agree}, {check.not_checked} not checked (overlapped a refresh)"
-            )
-        )
         if result.answers is not None:
             result.answers.check = check
+            result.compliance = judge(result)  # a disagreement makes the result invalid
             result.write(result_path)
+        typer.echo(escape.terminal(f"{run_dir}: answers: {answers_line(result)}"))
         ok = ok and not check.disagree
     return ok

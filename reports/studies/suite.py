@@ -23,7 +23,7 @@ from dbbench.reports.loading import load_result
 from dbbench.reports.safeio import write_text
 from dbbench.reports.studies.indexfile import StudyIndex
 from dbbench.reports.templating import environment
-from dbbench.reports.tpch import fair, plan_compare
+from dbbench.reports.tpch import answers, fair, plan_compare
 from dbbench.reports.tpch.analysis import QUERY_COLUMNS
 from dbbench.reports.tpch.compare import build_landscape, row_from_report
 from dbbench.reports.tpch.costsheet import load_cost_sheet
@@ -84,6 +84,7 @@ class EntryView:
     load_seconds: float | None = None
     resources: str = ""
     medians: dict[str, float] = field(default_factory=dict)
+    answers: str = ""  # ``reports.tpch.answers.answers_line``
 
 
 @dataclass
@@ -146,6 +147,11 @@ def _view(out_dir: Path, record: EntryRecord, label: str) -> EntryView:
     tel = summarise(result)
     view.resources = tel.headline if tel else ""
     view.medians = {d.column: d.median for d in distributions(result)}
+    view.answers = h.answers
+    if answers.disagreements(result):  # verify --answers found a wrong output: invalid
+        if record.status == "ok":
+            record.status = "invalid"
+        record.message = record.message or f"answers: {h.answers}"
     failed = fair.sample(result).failed
     if failed:  # charged a penalty: never a valid entry, whatever the run said
         if record.status == "ok":
@@ -234,8 +240,37 @@ def build_comparisons(out_dir: Path, index: SuiteIndex) -> list[Comparison]:
         sources = {v.label: out_dir / v.record.run_dir for v in views}
         comparison.plans = plan_groups(measured, sources)
         _landscape(comparison)
+        comparison.warnings += answer_partings(views, index.baseline)
         out.append(comparison)
     return out
+
+
+def answer_partings(views: list[EntryView], baseline: str) -> list[str]:
+    """Each entry whose kept digests part from the baseline's (else the first entry with
+    kept answers): the first query, in the baseline's order, both ran at the same state
+    with the same parameters and digested differently (``reports.tpch.answers``)."""
+    kept = [(v, answers.comparable_digests(v.result)) for v in views if v.result is not None]
+    kept = [(v, d) for v, d in kept if d]
+    ref = next(((v, d) for v, d in kept if v.record.name == baseline), kept[0] if kept else None)
+    if ref is None:
+        return []
+    base, base_digests = ref
+    lines = []
+    for view, digests in kept:
+        if view is base:
+            continue
+        parted = answers.first_parting(base_digests, digests)
+        if parted is None:
+            continue
+        (run, stream, query), theirs, ours = parted
+        lines.append(
+            f"answers: {view.label} parts from {base.label} first at run {run} stream "
+            f"{stream} Q{query} ({ours.rows} rows against {theirs.rows}, digests "
+            f"{ours.sha256[:12]} and {theirs.sha256[:12]}; of "
+            f"{answers.shared(base_digests, digests)} executions both ran at the same state: "
+            "dbbench verify RUN --answers judges by value)"
+        )
+    return lines
 
 
 def _landscape(comparison: Comparison) -> None:
@@ -360,6 +395,7 @@ def _plain(c: Comparison) -> dict[str, Any]:
                 "load_seconds": v.load_seconds,
                 "resources": v.resources,
                 "medians": v.medians,
+                "answers": v.answers,
             }
             for v in c.entries
         ],

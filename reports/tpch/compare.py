@@ -49,6 +49,8 @@ class Row:
     relative_qphh: float | None = None
     relative_throughput: float | None = None
     busy: list[str] = field(default_factory=list)  # the report's HOST BUSY notes
+    answers: str = ""  # ``reports.tpch.answers.answers_line`` (local rows)
+    answers_disagree: bool = False  # ``verify --answers`` found a wrong output
 
 
 @dataclass
@@ -97,6 +99,8 @@ def row_from_report(label: str, report: Report) -> Row:
         power_times=dict(run.power_times) if run else {},
         power_exact=dict(run.power_exact) if run else {},
         busy=[n.removeprefix("HOST BUSY: ") for n in report.notes if n.startswith("HOST BUSY")],
+        answers=h.answers,
+        answers_disagree=any(r.code == "answers-disagree" for r in report.compliance.reasons),
     )
 
 
@@ -154,6 +158,8 @@ def _problems(rows: list[Row]) -> tuple[list[str], list[str]]:
             warn.append(f"{r.label} is not compliant (see its report for the reasons)")
         if r.qphh is None:
             warn.append(f"{r.label} has no QphH: a run has failed or missing intervals")
+        if r.answers_disagree:
+            warn.append(f"{r.label}: answers: {r.answers}: the result is invalid")
         if r.busy:
             warn.append(f"HOST BUSY: {r.label}: {'; '.join(r.busy)}: its times are suspect")
     return refuse, warn

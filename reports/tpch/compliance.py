@@ -105,6 +105,17 @@ def _acid(result: BenchmarkResult) -> list[Reason]:
     return [reason("acid-not-passed", summary=result.acid.summary)]
 
 
+def _answers(result: BenchmarkResult) -> list[Reason]:
+    """Kept outputs ``dbbench verify --answers`` found wrong: the result is invalid."""
+    check = result.answers.check if result.answers else None
+    if check is None or not check.disagree:
+        return []
+    first = check.lines[0] if check.lines else "not recorded"
+    return [
+        reason("answers-disagree", count=check.disagree, what=check.reference, first=first)
+    ]
+
+
 def evaluate(result: BenchmarkResult, runs: list[RunSummary]) -> Compliance:
     """The verdict from the facts in ``result`` (``runs`` are its summaries)."""
     reasons = [
@@ -114,6 +125,7 @@ def evaluate(result: BenchmarkResult, runs: list[RunSummary]) -> Compliance:
         *_update_sets(result),
         *_problems(result),
         *_acid(result),
+        *_answers(result),
     ]
     return Compliance(compliant=not reasons, reasons=reasons)
 

@@ -40,6 +40,10 @@ MESSAGES: dict[str, str] = {
     "update-set-reused": "update set(s) {sets} used by more than one refresh pair",
     "problems-recorded": "{count} problem(s) recorded during the run, the first: {first}",
     "acid-not-passed": "the ACID tests did not pass: {summary}",
+    "answers-disagree": (
+        "answers: {count} kept output(s) checked against {what} disagree "
+        "(dbbench verify --answers), the first: {first}"
+    ),
     model.NOT_EVALUATED: "not evaluated",
     "v1-text": "{text}",
     "priced-differs": "{what}: the price is not the measured system's",

@@ -295,6 +295,7 @@ def headline_facts(report: Report, gap: str = " ") -> list[tuple[str, str]]:
         ("Storage ratio", fmt.num2(h.storage_ratio)),
         ("Load time", h.load_time or fmt.NA),
         ("Streams", str(h.streams)),
+        ("Answers", h.answers),
     ]
 
 

@@ -70,6 +70,8 @@ def render_text(landscape: Landscape, width: int = 160) -> str:
         )  # Text: a result's strings are shown as they are, never parsed as markup
         table.add_row(*(Text(fmt.plain(c)) for c in cells))
     console.print(table)
+    for r in landscape.local_rows:
+        console.print(Text(fmt.plain(f"answers: {r.label}: {r.answers}")))
     for warning in landscape.warnings:
         console.print(Text(fmt.plain(f"warning: {warning}")))
     console.print(DISCLOSURE, markup=False)
@@ -138,6 +140,7 @@ def compare_json(landscape: Landscape, speedups: Fair | None) -> str:
             "price_performance": None if r.price_performance is None else str(r.price_performance),
             "compliant": r.compliant,
             "relative_qphh": r.relative_qphh,
+            "answers": r.answers if r.kind == "local" else None,
         }
         for r in landscape.rows
     ]

@@ -7,6 +7,7 @@ from typing import Any
 
 from dbbench.reports.family import Checked, Row, SitePage, SiteView
 from dbbench.reports.site.rows import framed
+from dbbench.reports.tpch.answers import answers_line, disagreements
 from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.published import PublishedResult
 from dbbench.reports.tpch.verify import reported_run
@@ -22,7 +23,9 @@ def tpch_row(result: BenchmarkResult, checked: Checked) -> Row:
     cells: Row = {"cores": result.system.cores, "sf": result.scale_factor}
     cells |= {"streams": result.streams, "price": None, "storage": None, "load": load}
     cells |= {k: checked.figures.get(k) for k in ("qphh", "power", "throughput")}
-    cells |= {"compliant": result.compliance.compliant, "published": False, "queries": queries}
+    compliant = result.compliance.compliant and not disagreements(result)  # verify --answers
+    cells |= {"compliant": compliant, "answers": answers_line(result)}
+    cells |= {"published": False, "queries": queries}
     return framed(result, cells)
 
 
@@ -42,6 +45,7 @@ def published_row(record: PublishedResult) -> Row:
         "storage": None,
         "load": None,
         "compliant": True,
+        "answers": "",
         "status": "published",
         "date": record.availability_date.isoformat() if record.availability_date else "",
         "kit": "",

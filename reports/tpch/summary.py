@@ -14,6 +14,7 @@ from pathlib import Path
 
 from dbbench.reports.tpch import metrics, priced
 from dbbench.reports.tpch.analysis import RunSummary, summarise_run
+from dbbench.reports.tpch.answers import NOT_RECORDED, answers_line
 from dbbench.reports.tpch.compliance import evaluate, messages
 from dbbench.reports.tpch.costsheet import CostSheet
 from dbbench.reports.tpch.model import BenchmarkResult, Compliance
@@ -52,6 +53,7 @@ class Headline:
     memory_percent: float | None
     load_time: str | None
     streams: int
+    answers: str = NOT_RECORDED  # ``reports.tpch.answers.answers_line``: kept, checked, agree
 
 
 @dataclass
@@ -163,6 +165,7 @@ def build_report(
         memory_percent=memory_pct,
         load_time=_load_time(clean),
         streams=clean.streams,
+        answers=answers_line(clean),
     )
     notes = [f"warning: {w}" for w in differs] + [p for r in runs for p in r.problems]
     tel = summarise_telemetry(clean)
