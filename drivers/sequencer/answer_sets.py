@@ -39,6 +39,7 @@ from dbbench.reports.model import kit_version
 
 MANIFEST_FORMAT = "dbbench-answer-set-v1"
 COLPRECISION = "colprecision.txt"
+ROLE = "an answer engine"
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ def _run_engine(
     folder.mkdir(parents=True, exist_ok=True)
     url = local_url(spec, folder)
     label = redact(parse_url(url))
-    with open_run([url], role="an answer engine") as scope:
+    with open_run([url], role=ROLE) as scope:
         engine = scope.engine
         started = time.monotonic()
         prepare_for_validation(engine, sf, reload=True, label=label, loading=say)
@@ -119,6 +120,11 @@ def make_answer_set(
     runs: list[EngineRun] = []
     outputs: list[dict[int, QueryOutput | str]] = []
     with tempfile.TemporaryDirectory(prefix="dbbench-answers-", dir=work_dir) as scratch:
+        for k, spec in enumerate(engines):  # each opens before the first loads: a bad URL
+            folder = Path(scratch) / f"engine{k + 1}"  # is refused at once, not after the
+            folder.mkdir()  # first engine's load and queries
+            with open_run([local_url(spec, folder)], role=ROLE):
+                pass
         for k, spec in enumerate(engines):
             run, results = _run_engine(spec, sf, Path(scratch) / f"engine{k + 1}", say)
             runs.append(run)

@@ -111,9 +111,7 @@ def _answers(result: BenchmarkResult) -> list[Reason]:
     if check is None or not check.disagree:
         return []
     first = check.lines[0] if check.lines else "not recorded"
-    return [
-        reason("answers-disagree", count=check.disagree, what=check.reference, first=first)
-    ]
+    return [reason("answers-disagree", count=check.disagree, what=check.reference, first=first)]
 
 
 def evaluate(result: BenchmarkResult, runs: list[RunSummary]) -> Compliance:

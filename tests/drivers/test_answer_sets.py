@@ -82,6 +82,7 @@ def test_answers_make_and_validate_refuse_in_one_line(
     made_set: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "set"
+    unreachable = f"duckdb,chdb:///{tmp_path}/x/y"  # chDB's folder in no directory
     cases = [
         (["answers", "make", "-s", SF, "--engines", "duckdb", "-o", str(out)], "two engines"),
         (
@@ -91,6 +92,10 @@ def test_answers_make_and_validate_refuse_in_one_line(
         (
             ["answers", "make", "-s", SF, "--engines", "duckdb,sqlite", "-o", str(made_set)],
             "holds an answer set already",
+        ),
+        (  # the second engine's URL refused before the first one loads anything
+            ["answers", "make", "-s", SF, "--engines", unreachable, "-o", str(out)],
+            "no such directory for the chDB folder",
         ),
         (
             ["validate", "-e", "duckdb", "-s", "1", "--answers", str(made_set)],
