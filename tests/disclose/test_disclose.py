@@ -224,6 +224,22 @@ def test_a_row_deleted_after_the_load_fails_the_row_count_item(
     assert "region: 4 rows, generated 5" in verdicts
 
 
+def test_an_older_run_s_q15_view_token_comes_from_its_journal(
+    disclose_run: Path, tmp_path: Path
+) -> None:
+    """A run made before the result kept the token: its journal's first event names it."""
+    run = _copy(disclose_run, tmp_path)
+    token = json.loads((run / "result.json").read_text())["config"]["disclosure"]["view_token"]
+    _edit(run, lambda data: data["config"]["disclosure"].pop("view_token"))
+    _disclose(run, tmp_path / "journal")
+    executed = tmp_path / "journal" / "supporting-files" / "benchmark_scripts" / "queries"
+    assert f"revenue0_r1_{token}" in (executed / "run1" / "stream0" / "q15.sql").read_text()
+    (run / "journal.jsonl").unlink()  # neither: qgen's own name, as before
+    _disclose(run, tmp_path / "none")
+    executed = tmp_path / "none" / "supporting-files" / "benchmark_scripts" / "queries"
+    assert "view revenue0 " in (executed / "run1" / "stream0" / "q15.sql").read_text()
+
+
 def test_an_index_dropped_and_a_view_left_by_the_test_fail_the_structures_item(
     disclose_run: Path, tmp_path: Path
 ) -> None:
@@ -359,7 +375,7 @@ def test_a_hostile_string_is_escaped_in_every_file(disclose_run: Path, tmp_path:
     sheet = tmp_path / "evil.toml"
     quoted = HOSTILE.replace('"', '\\"')
     sheet.write_text(SHEET.read_text().replace('system = "Cloud VM', f'system = "{quoted} VM'))
-    _disclose(run, tmp_path / "out", "--cost-sheet", str(sheet))
+    _disclose(run, tmp_path / "out", "--cost-sheet", str(sheet), "--sponsor", HOSTILE)
     pages = list((tmp_path / "out").glob("*.html"))
     assert len(pages) == 3
     for page in pages:
