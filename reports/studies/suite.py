@@ -18,6 +18,7 @@ from typing import Any, Self
 
 from markupsafe import Markup, escape
 
+from dbbench.reports.chart import svg_text
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.loading import load_result
 from dbbench.reports.safeio import write_text
@@ -287,10 +288,7 @@ def speedup_svg(comparison: Comparison) -> str:
         )
     for qi, q in enumerate(comparison.queries):
         y0 = top + qi * row
-        out.append(
-            f'<text x="{left - 6}" y="{y0 + row / 2 + 4:.1f}" text-anchor="end" class="cat">'
-            f"{escape(q.column)}</text>"
-        )
+        out.append(svg_text(left - 6, y0 + row / 2 + 4, q.column, text_anchor="end", class_="cat"))
         for i, s in enumerate(q.speedups):
             if s is None:
                 continue
@@ -305,10 +303,7 @@ def speedup_svg(comparison: Comparison) -> str:
             )
             if clipped:  # beyond the axis: the bar ends at its edge, its value written there
                 tx, anchor = (x1 - 2, "end") if s > 1 else (x0 + 2, "start")
-                out.append(
-                    f'<text x="{tx:.1f}" y="{y + 6.5:.1f}" text-anchor="{anchor}" '
-                    f'class="clip">{s:,.3g}x</text>'
-                )
+                out.append(svg_text(tx, y + 6.5, f"{s:,.3g}x", text_anchor=anchor, class_="clip"))
     out.append("</svg>")
     return "".join(out)
 
