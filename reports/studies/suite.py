@@ -25,6 +25,7 @@ from dbbench.reports.safeio import write_text
 from dbbench.reports.studies.indexfile import StudyIndex
 from dbbench.reports.templating import environment
 from dbbench.reports.tpch import fair, plan_compare
+from dbbench.reports.tpch.acid import acid_data, acid_part
 from dbbench.reports.tpch.analysis import QUERY_COLUMNS
 from dbbench.reports.tpch.compare import build_landscape, row_from_report
 from dbbench.reports.tpch.costsheet import load_cost_sheet
@@ -308,6 +309,15 @@ def speedup_svg(comparison: Comparison) -> str:
     return "".join(out)
 
 
+def _measured(c: Comparison) -> list[tuple[str, BenchmarkResult]]:
+    """The entries with a result (their ACID verdicts: :func:`reports.tpch.acid.acid_part`)."""
+    return [(v.label, v.result) for v in c.entries if v.result is not None]
+
+
+def _acid_title(c: Comparison) -> str:
+    return f"SF {c.scale_factor:g}: ACID tests"
+
+
 def render_suite(comparisons: list[Comparison], format: str) -> str:
     env = environment()
     if format == "md":  # every printed value through escape.markdown: no raw HTML passes
@@ -321,17 +331,21 @@ def render_suite(comparisons: list[Comparison], format: str) -> str:
                 lines = fair.text_lines(c.fair, markdown=True)
                 text += f"\n## SF {c.scale_factor:g}: over the repetitions\n\n"
                 text += "\n".join(lines) + "\n"
+            acid = acid_part(_measured(c), "md", _acid_title(c))
+            text += f"\n{acid}" if acid else ""
         return text
     if format == "html":
         css = env.get_template("report.css").render()
         charts = [speedup_svg(c) for c in comparisons]
         plans_html = [Markup(plan_compare.render_html(c.plans)) for c in comparisons]
+        acid_html = [Markup(acid_part(_measured(c), "html", _acid_title(c))) for c in comparisons]
         return env.get_template("suite.html.j2").render(
             cs=comparisons,
             charts=charts,
             css=css,
             disclosure=DISCLOSURE,
             plans_html=plans_html,
+            acid_html=acid_html,
             fair_lines=fair.text_lines,
         )
     if format == "json":
@@ -367,6 +381,7 @@ def _plain(c: Comparison) -> dict[str, Any]:
         "warnings": c.warnings,
         "passes": asdict(c.passes) if c.passes else None,
         "plans": [{"engine": g.engine, "labels": g.labels, "rows": g.rows} for g in c.plans],
+        "acid": acid_data(_measured(c)) if _measured(c) else None,
     }
 
 
