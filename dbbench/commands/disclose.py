@@ -47,6 +47,7 @@ def _inputs(run: Path, cost_sheet: Path | None, acid: Path | None, sponsor: str)
     from dbbench.reports.errors import ReportsError
     from dbbench.reports.families import read_result
     from dbbench.reports.loading import load_result
+    from dbbench.reports.tpch.acid import attach
     from dbbench.reports.tpch.costsheet import load_cost_sheet
 
     result = load_result(run)
@@ -58,6 +59,7 @@ def _inputs(run: Path, cost_sheet: Path | None, acid: Path | None, sponsor: str)
         _, found, _ = read_result(acid)
         if not isinstance(found, AcidResult):
             raise ReportsError(f"{acid}: not an ACID result of dbbench acid")
+        attach(result, found, str(acid))  # the same engine and configuration, or refused
         inp.acid, inp.acid_text = found, found.to_json()
     sf = result.scale_factor
     inp.expected_rows = {t: row_count(t, sf) for t in TABLES}

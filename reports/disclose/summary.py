@@ -7,10 +7,11 @@ printed pages as it needs, and the numerical quantities start on the page after 
 from __future__ import annotations
 
 from dbbench.reports import formatting as fmt
-from dbbench.reports.document import Document, Facts, Paragraph, Table
+from dbbench.reports.document import Document, Facts, Items, Paragraph, Table
 from dbbench.reports.renderers import html
 from dbbench.reports.tpch.analysis import COLUMNS
 from dbbench.reports.tpch.costsheet import CostSheet
+from dbbench.reports.tpch.reasons import messages
 from dbbench.reports.tpch.summary import Report
 
 #: Print layout: one A4/Letter page per ``section.page`` (its content fits the page's
@@ -77,6 +78,8 @@ def overview(report: Report, sponsor: str = "") -> Document:
     )
     doc.judge("compliance", "compliant" if report.compliance.compliant else "not compliant",
               "pass" if report.compliance.compliant else "fail")  # fmt: skip
+    if not report.compliance.compliant:
+        doc.section("Why not compliant", Items(messages(report.compliance)))
     return doc
 
 

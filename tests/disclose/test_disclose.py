@@ -286,8 +286,14 @@ def test_an_acid_result_is_disclosed_and_a_failed_test_fails_its_item(
 ) -> None:
     acid = tmp_path / "acid"
     assert main(["acid", "-s", "0.01", "--transactions", "5", "-o", str(acid)]) == 0
+    not_run = "ACID: not run: no ACID result of this engine and configuration is attached"
+    _disclose(disclose_run, tmp_path / "without")
+    assert not_run in (tmp_path / "without" / "executive-summary.html").read_text()
     items = _disclose(disclose_run, tmp_path / "out", "--acid", str(acid / "result.json"))
     assert items["acid"]["status"] == "pass", items["acid"]
+    # attached to the run: page 1's compliance no longer lists ACID as not run
+    summary = (tmp_path / "out" / "executive-summary.html").read_text()
+    assert "Why not compliant" in summary and not_run not in summary
     assert (
         "atomicity" in items["acid"]["evidence"]
         and "isolation-1: passed" in items["acid"]["evidence"]
@@ -296,6 +302,17 @@ def test_an_acid_result_is_disclosed_and_a_failed_test_fails_its_item(
     assert "<td>isolation-1</td><td>passed</td>" in fdr
     archived = tmp_path / "out" / "supporting-files" / "benchmark_scripts" / "acid-result.json"
     assert json.loads(archived.read_text())["schema"] == "dbbench-acid-result"
+
+    # attached by dbbench run --acid: the checklist reads it from the result
+    run = tmp_path / "run"
+    args = ["run", "-s", "0.01", "-o", str(run), "--runs", "1", "--acid",
+            str(acid / "result.json"), "--telemetry-interval", "0", "--plans", "off",
+            "--no-answers"]  # fmt: skip
+    assert main(args) == 0
+    attached = _disclose(run, tmp_path / "attached")["acid"]
+    assert attached["status"] == "pass", attached
+    assert attached["evidence"].startswith("ACID: passed")
+    assert attached["source"].startswith("the ACID result attached to the run")
 
     def one_failed(data: dict[str, Any]) -> None:
         data["checks"][0]["verdict"] = "failed"
