@@ -93,7 +93,23 @@ class Dialog:
     rt_p99: float | None
     rt_limit_step: list[str]
     progress: float
-    driver_processes: int
+    driver_processes: str
+
+    def processes(self) -> int:
+        """``--driver-processes``: a number, or ``auto`` (0: sized per probe)."""
+        text = str(self.driver_processes).strip().lower()
+        if text == "auto":
+            return 0
+        try:
+            n = int(text)
+        except ValueError:
+            n = -1
+        if n < 1:
+            raise DbbenchError(
+                f"--driver-processes {self.driver_processes!r}: a number of processes (1 or "
+                "more) or 'auto'"
+            )
+        return n
 
     def start(self, users: int, steady: float) -> tuple[RunConfig, O2CDisplay]:
         """The checked run configuration for ``users`` and the display that shows it."""
@@ -139,7 +155,7 @@ class Dialog:
         cfg = RunConfig(
             users, self.think, self.think_dist, self.rampup, steady, self.pool(),
             progress_interval=shown.interval(self.progress),
-            driver_processes=self.driver_processes,
+            driver_processes=self.processes(),
         )  # fmt: skip
         cfg.validate()
         return cfg
@@ -204,9 +220,10 @@ DIALOG = OptionGroup(
         ),
         option("progress", float, 10.0, "--progress", help="Seconds between progress lines."),
         option(
-            "driver_processes", int, 1, "--driver-processes",
+            "driver_processes", str, "1", "--driver-processes",
             help="Driver processes sharing the users and work processes (a server engine; "
-            "merged exactly into one probe).",
+            "merged exactly into one probe); auto: sized per probe from the offered load and "
+            "the driver CPU a step takes.",
         ),
     ),
     Dialog,

@@ -20,6 +20,7 @@ probes end where they stopped and are merged as usual.
 from __future__ import annotations
 
 import contextlib
+import math
 import multiprocessing as mp
 import os
 import queue
@@ -45,6 +46,16 @@ READY_LIMIT = 120.0
 START_MARGIN = 0.5
 #: Seconds a driver process may take to hand back its probe after its run ended.
 RESULT_LIMIT = 120.0
+#: ``--driver-processes auto`` (``RunConfig.driver_processes``): sized per probe
+AUTO = 0
+#: Driver CPU seconds per dialog step of one driver process, as measured by
+#: ``benchmarks/o2c_driver_capacity.py`` on the 2-core VM (0.55 ms; asyncio users, the
+#: work-process pool and the recording of each step)
+DRIVER_CPU_PER_STEP = 0.00055
+#: The share of one CPU an ``auto``-sized driver process is planned to use at most: below
+#: ``reports.o2c.metrics.DRIVER_CPU_BOUND`` (0.7), from which a report names the driver's
+#: own CPU as what the users waited for
+AUTO_BUSY = 0.5
 
 
 @dataclass
@@ -60,13 +71,37 @@ class Part:
 def require_shareable(engine: Engine, processes: int) -> None:
     """Several driver processes need a database server they all reach: an embedded engine
     (no connection limit to read: DuckDB, Hyper, chDB, ...) refuses ``processes > 1``."""
-    if processes < 1:
+    if processes < 1 and processes != AUTO:
         raise DriversError(f"--driver-processes must be at least 1, not {processes}")
     if processes > 1 and engine.facts.connections_sql is None:
         raise DriversError(
             f"--driver-processes {processes}: {engine.name} is embedded in the driver and "
             "cannot share its database across processes; use 1"
         )
+
+
+def auto_processes(
+    engine: Engine, users: int, think: float, expected_rt: float, pool: int, cpus: int
+) -> tuple[int, str]:
+    """How many driver processes ``auto`` takes for a probe, and why (one line): the
+    offered load of a closed loop, ``users / (think + RT)`` dialog steps/s, times
+    :data:`DRIVER_CPU_PER_STEP`, over :data:`AUTO_BUSY` of a CPU each; at least 1, at most
+    the host's ``cpus``, the users and the work processes ``pool`` (each process needs one).
+    An embedded engine (its database in the driver's process) takes 1."""
+    if engine.facts.connections_sql is None:
+        return 1, f"auto: 1 ({engine.name} is embedded in the driver: one process)"
+    rate = users / max(think + expected_rt, 1e-3)
+    cpu = rate * DRIVER_CPU_PER_STEP
+    wanted = max(1, math.ceil(cpu / AUTO_BUSY))
+    cap = max(1, min(cpus, users, pool))
+    n = min(wanted, cap)
+    why = (
+        f"auto: {rate:,.0f} dialog steps/s offered x {DRIVER_CPU_PER_STEP * 1e3:.2f} ms of "
+        f"driver CPU a step = {cpu:.2f} CPU, at most {AUTO_BUSY:g} a process: {n}"
+    )
+    if wanted > cap:
+        why += f" (capped: {cpus} CPUs, {users} users, {pool} work processes; {wanted} wanted)"
+    return n, why
 
 
 def shares(total: int, parts: int) -> list[int]:

@@ -159,10 +159,13 @@ class RtStats:
     max: float
 
     @classmethod
-    def of(cls, values: Sequence[float] | Any) -> RtStats:
-        """The stats of ``values`` (a list or a numpy array; the average is the sum of
-        the ascending values in order, as ``sum(sorted(values))`` makes it)."""
-        v = np.sort(np.asarray(values, dtype=np.float64))
+    def of(cls, values: Sequence[float] | Any, ascending: bool = False) -> RtStats:
+        """The stats of ``values`` (a list or a numpy array; ``ascending``: sorted already;
+        the average is the sum of the ascending values in order, as
+        ``sum(sorted(values))`` makes it)."""
+        v = np.asarray(values, dtype=np.float64)
+        if not ascending:
+            v = np.sort(v)
         if not len(v):
             return cls(0, math.nan, math.nan, math.nan, math.nan, math.nan, math.nan)
         p50, p90, p95, p99 = (percentile(v, p) for p in (50, 90, 95, 99))
@@ -203,6 +206,7 @@ class ProbeSummary:
     #: the driver processes that drove the probe, and each one's CPUs used in the window
     driver_processes: int = 1
     driver_busy_by_process: tuple[float, ...] = ()
+    driver_processes_chosen: str = ""  # ``--driver-processes auto``: how many and why
     driver_lag_p99: float | None = None
     driver_lag_max: float | None = None
     #: database time of the window's steps / (work processes x window): near 1, the pool
@@ -253,12 +257,12 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
     measured = done & (a.step != 0) & (end_all >= w0) & (end_all <= w1)
     rts, ends = rt_all[measured], end_all[measured]
     waits, dbs = a.wait[measured], a.db[measured]
-    by_step = _by_step(a.step[measured], rts)
+    by_step = _by_step(a.step[measured], rts)  # each step's response times, ascending
     n = len(rts)
     counts = {k: len(by_step.get(k, ())) for k in range(1, STEPS_PER_LOOP + 1)}
     avg = total(rts) / n if n else math.nan
     sph = n * 3600.0 / window
-    overall = RtStats.of(rts)
+    overall = RtStats.of(_of_steps(by_step, sorted(by_step)), ascending=True)
     reasons: list[str] = []
     if probe.status != "complete":
         reasons.append(f"the run is {probe.status}")
@@ -267,7 +271,7 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
     if not n:
         reasons.append("no dialog step completed in the steady-state window")
     else:
-        reasons += _limit_reasons(limits, overall, by_step)
+        reasons += _limit_reasons(limits, overall, by_step)  # (per transaction: ascending)
         reasons += mix_reasons(counts)
         reasons += steady_reasons(ends, rts, (w0 + w1) / 2, limits.avg)
     z = implied_think(probe.users, sph, avg) if n else math.nan
@@ -335,7 +339,10 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
                 + ("" if server_busy is None else " or the database server")
                 + " (other work on this host): the figures may be disturbed"
             )
-    per_tx = {t: RtStats.of(_of_steps(by_step, steps)) for t, steps in TRANSACTION_STEPS.items()}
+    per_tx = {
+        t: RtStats.of(_of_steps(by_step, steps), ascending=True)
+        for t, steps in TRANSACTION_STEPS.items()
+    }
     cpu = probe.driver_cpu_seconds
     return ProbeSummary(
         users=probe.users,
@@ -359,7 +366,7 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
         reasons=reasons,
         warnings=warnings,
         overall=overall,
-        per_step={k: RtStats.of(v) for k, v in sorted(by_step.items())},
+        per_step={k: RtStats.of(v, ascending=True) for k, v in sorted(by_step.items())},
         per_transaction=per_tx,
         throughput=throughput_series(probe, bucket or max(1.0, round(probe.end / 60.0)), a),
         driver_cpu_ms_per_step=(cpu * 1000.0 / n) if cpu is not None and n else None,
@@ -368,6 +375,7 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
         driver_cpu_busy=driver_busy,
         driver_lag_p50=probe.driver_lag_p50,
         driver_processes=probe.driver_processes,
+        driver_processes_chosen=probe.driver_processes_chosen,
         driver_busy_by_process=tuple(c / window for c in probe.driver_cpu_by_process if window > 0),
         driver_lag_p99=probe.driver_lag_p99,
         driver_lag_max=probe.driver_lag_max,
@@ -390,18 +398,28 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
 
 def _by_step(steps: Any, rts: Any) -> dict[int, Any]:
     """The response times ``rts`` of each step number in ``steps`` (arrays of one length),
-    each step's in their order, by step number ascending."""
-    order = np.argsort(steps, kind="stable")
-    ordered, grouped = steps[order], rts[order]
-    numbers, starts = np.unique(ordered, return_index=True)
-    bounds = [*starts.tolist(), len(ordered)]
-    return {int(k): grouped[bounds[i] : bounds[i + 1]] for i, k in enumerate(numbers.tolist())}
+    each step's ascending, by step number ascending."""
+    if not len(steps):
+        return {}
+    # step numbers are 0..99 (checked on read): a stable sort of 16-bit keys is a radix sort
+    order = np.argsort(steps.astype(np.int16), kind="stable")
+    grouped = rts[order]
+    found: dict[int, Any] = {}
+    start = 0
+    for k, count in enumerate(np.bincount(steps).tolist()):
+        if count:
+            found[k] = np.sort(grouped[start : start + count])
+            start += count
+    return found
 
 
 def _of_steps(by_step: dict[int, Any], steps: Sequence[int]) -> Any:
-    """The response times of ``steps``, one step's after another's (an array)."""
+    """The response times of ``steps`` (each ascending in ``by_step``), ascending: the
+    runs merged (a stable sort of sorted runs merges them)."""
     parts = [by_step[st] for st in steps if st in by_step]
-    return np.concatenate(parts) if parts else np.zeros(0)
+    if len(parts) == 1:
+        return parts[0]
+    return np.sort(np.concatenate(parts), kind="stable") if parts else np.zeros(0)
 
 
 def _limit_reasons(limits: Limits, overall: RtStats, by_step: dict[int, Any]) -> list[str]:
@@ -417,7 +435,7 @@ def _limit_reasons(limits: Limits, overall: RtStats, by_step: dict[int, Any]) ->
                 f"{name} dialog response time {value:.3f} s is above the limit {limit:g} s"
             )
     for tx, limit in limits.per_transaction.items():
-        values = _of_steps(by_step, TRANSACTION_STEPS.get(tx, ()))
+        values = _of_steps(by_step, TRANSACTION_STEPS.get(tx, ()))  # ascending
         if len(values) and (tx_avg := total(values) / len(values)) > limit:
             found.append(
                 f"{tx} average response time {tx_avg:.3f} s is above its limit {limit:g} s"

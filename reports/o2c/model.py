@@ -58,6 +58,14 @@ class O2CSteps:
         columns = (self.step, self.user, self.due, self.wait, self.db, self.ok)
         if len({len(c) for c in columns}) > 1:
             raise ValueError(f"{where}: the columns differ in length")
+        kept = kept_arrays(self)
+        if kept is not None:  # the columns a steps file gave: checked as arrays
+            step, user, _, wait, db, _ = kept
+            if len(step) and (min(wait.min(), db.min()) < 0):
+                raise ValueError(f"{where}: a negative step time")
+            if len(step) and (user.min() < 0 or step.min() < 0 or step.max() > 99):
+                raise ValueError(f"{where}: a negative user or an unknown step")
+            return
         # min/max over a whole column (in C), not a generator over millions of steps
         if min(self.wait, default=0) < 0 or min(self.db, default=0) < 0:
             raise ValueError(f"{where}: a negative step time")
@@ -108,6 +116,8 @@ class O2CProbe:
     #: ``i % N``) and the CPU seconds each used during the window
     driver_processes: int = 1
     driver_cpu_by_process: list[float] = field(default_factory=list)
+    #: ``--driver-processes auto``: how many it took for the probe and why (one line)
+    driver_processes_chosen: str = ""
     #: the probe's rows in the result's steps file (:class:`O2CStepsFile`, the probes' rows
     #: one after another in probe order); None: its steps are inline (``steps``)
     steps_rows: int | None = None
@@ -282,6 +292,11 @@ class O2CResult(UsersResult):
             p.steps_rows = len(p.steps.step)
         super().write(path)
         _remove_steps_files(path, keep=self.steps_file.name)
+
+    def side_files(self) -> list[str]:
+        """The names of the files beside the JSON that are part of the result (a copy of
+        the result, such as a site's, copies them too)."""
+        return [self.steps_file.name] if self.steps_file is not None else []
 
     def complete_steps(self, folder: Path) -> None:
         """The probes' steps from the steps file in ``folder`` (version 3), then from a

@@ -21,6 +21,7 @@ from dbbench.reports.o2c.model import (
     O2CSteps,
 )
 from dbbench.reports.provenance import provenance_of
+from dbbench.reports.site.build import build_site
 from dbbench.reports.verify import verify
 
 GOLDEN = Path(__file__).parents[1] / "reports" / "golden" / "families"
@@ -153,3 +154,14 @@ def test_a_steps_file_that_lies_about_its_rows_is_refused(tmp_path: Path) -> Non
     path.write_text(json.dumps(data))  # they add up, but split elsewhere: the rows move
     moved = O2CResult.read(path)
     assert [len(p.steps.step) for p in moved.probes] == [400, 400]
+
+
+def test_a_site_copies_the_steps_file_beside_its_raw_copy(tmp_path: Path) -> None:
+    path = tmp_path / "in" / "result.json"
+    path.parent.mkdir()
+    _result(_probe(800, 11)).write(path, columnar=True)
+    out = tmp_path / "site"
+    build_site([path], out, force=True, full_reports=False)
+    (raw,) = (out / "r").glob("*.json")
+    assert _steps_file(out / "r").name == _steps_file(path.parent).name
+    assert O2CResult.read(raw).probes[0].steps == O2CResult.read(path).probes[0].steps
