@@ -33,6 +33,8 @@ class RunConfig:
     #: processes driving the users (``drivers.o2c.processes``); 0: ``auto``, sized per
     #: probe from the offered load (``drivers.o2c.processes.auto_processes``)
     driver_processes: int = 1
+    #: driver agents on other hosts (``o2c://HOST:PORT``), each driving one more share
+    agents: tuple[str, ...] = ()
 
     def validate(self) -> None:
         if self.users <= 0:

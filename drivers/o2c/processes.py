@@ -34,6 +34,7 @@ from typing import Any
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.lifecycle import open_engines
+from dbbench.drivers.o2c.agents import AgentHandle, agent_token
 from dbbench.drivers.o2c.capacity import work_processes
 from dbbench.drivers.o2c.setup import Prepared
 from dbbench.drivers.o2c.simulator import INTERRUPTED, RunConfig, Simulator
@@ -119,6 +120,8 @@ def run_processes(
 ) -> O2CProbe:
     """One probe of ``config`` on the engines of ``urls`` driven by ``processes`` driver
     processes (each with its share of users and work processes), merged (:func:`merge`)."""
+    local = processes
+    processes = local + len(config.agents)  # an agent drives one share, as a process does
     require_shareable(engine, processes)
     if processes > config.users:
         raise DriversError(f"--driver-processes {processes}: more than the {config.users} users")
@@ -131,16 +134,25 @@ def run_processes(
     inbox: Any = ctx.Queue()
     go: Any = ctx.Event()
     start: Any = ctx.Value("d", 0.0)
-    journals = [_journal(journal, k) for k in range(processes)]
+    journals = [_journal(journal, k) if k < local else None for k in range(processes)]
     for j in journals:
         if j is not None:
             j.unlink(missing_ok=True)
-    procs = []
+    procs: list[Any] = []
+    agents: list[AgentHandle] = []
+    if config.agents:  # connected (and the token proved) before anything starts
+        token = agent_token()
+        for n, url in enumerate(config.agents):
+            agents.append(AgentHandle(url, token, local + n, inbox, go, start))
     for k, w in enumerate(shares(pool, processes)):
-        cfg = replace(config, work_processes=w)
+        cfg = replace(config, work_processes=w, agents=())
+        if k >= local:
+            agents[k - local].begin(list(urls), prepared, cfg, (k, processes))
+            procs.append(agents[k - local])
+            continue
         args = (list(urls), prepared, cfg, (k, processes), journals[k], inbox, go, start)
         procs.append(ctx.Process(target=_drive, args=args, name=f"o2c-driver-{k}", daemon=True))
-    for p in procs:
+    for p in procs[:local]:
         p.start()
     parts: dict[int, Part] = {}
     lost: dict[int, str] = {}
@@ -158,6 +170,7 @@ def run_processes(
         if found is not None:
             parts[k] = Part(k, found)
     merged = merge([parts[k] for k in sorted(parts)], processes)
+    merged.driver_agents = [a.describe() for a in agents]
     for k in sorted(lost):
         merged.errors.append(f"driver process {k + 1} of {processes} was lost: {lost[k]}")
         if merged.status == "complete":
@@ -220,7 +233,9 @@ def _collect(procs: list[Any], inbox: Any, parts: dict[int, Part], lost: dict[in
         except KeyboardInterrupt:
             interrupted = True
             for p in procs:
-                if p.is_alive() and p.pid is not None:
+                if isinstance(p, AgentHandle):
+                    p.interrupt()
+                elif p.is_alive() and p.pid is not None:
                     with contextlib.suppress(OSError):
                         os.kill(p.pid, signal.SIGINT)
     return interrupted
@@ -237,7 +252,12 @@ def _note_lost(
     dead_for += 0.5
     if dead_for > 2.0:
         for n in dead:
-            lost[n] = f"it exited with code {procs[n].exitcode} (pid {procs[n].pid})"
+            p = procs[n]
+            lost[n] = (
+                f"agent {p.address}: {p.lost_reason}"
+                if isinstance(p, AgentHandle)
+                else f"it exited with code {p.exitcode} (pid {p.pid})"
+            )
     return dead_for
 
 

@@ -229,7 +229,7 @@ def drive(sim: Simulator, urls: Sequence[str], journal: Path | None) -> O2CProbe
         c = sim.config
         cpus = os.cpu_count() or 1
         n, why = auto_processes(sim.engine, c.users, c.think, c.expected_rt, sim.pool, cpus)
-    if n == 1:
+    if n == 1 and not sim.config.agents:
         probe = sim.run()
         if why and probe.driver_cpu_seconds is not None:  # the one process's CPU, shown
             probe.driver_cpu_by_process = [round(probe.driver_cpu_seconds, 3)]

@@ -207,6 +207,7 @@ class ProbeSummary:
     driver_processes: int = 1
     driver_busy_by_process: tuple[float, ...] = ()
     driver_processes_chosen: str = ""  # ``--driver-processes auto``: how many and why
+    driver_agents: tuple[str, ...] = ()  # agents on other hosts: each one's clock offset
     driver_lag_p99: float | None = None
     driver_lag_max: float | None = None
     #: database time of the window's steps / (work processes x window): near 1, the pool
@@ -376,6 +377,7 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
         driver_lag_p50=probe.driver_lag_p50,
         driver_processes=probe.driver_processes,
         driver_processes_chosen=probe.driver_processes_chosen,
+        driver_agents=tuple(probe.driver_agents),
         driver_busy_by_process=tuple(c / window for c in probe.driver_cpu_by_process if window > 0),
         driver_lag_p99=probe.driver_lag_p99,
         driver_lag_max=probe.driver_lag_max,

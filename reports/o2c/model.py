@@ -118,6 +118,10 @@ class O2CProbe:
     driver_cpu_by_process: list[float] = field(default_factory=list)
     #: ``--driver-processes auto``: how many it took for the probe and why (one line)
     driver_processes_chosen: str = ""
+    #: the driver agents on other hosts that drove shares of the probe: address, which
+    #: driver process it was, its clock offset (corrected) and the round trip it was
+    #: measured in
+    driver_agents: list[str] = field(default_factory=list)
     #: the probe's rows in the result's steps file (:class:`O2CStepsFile`, the probes' rows
     #: one after another in probe order); None: its steps are inline (``steps``)
     steps_rows: int | None = None

@@ -99,6 +99,8 @@ def summary_rows(result: O2CResult, probe: ProbeSummary) -> list[tuple[str, str]
         )
     if probe.driver_processes_chosen:
         rows.append(("  driver processes", probe.driver_processes_chosen))
+    for agent in probe.driver_agents:
+        rows.append(("  driver agent", agent))
     if probe.host_other_busy is not None:
         rows.append(("  of it neither (not attributable)", f"{probe.host_other_busy:.0%}"))
     servers = result.config.get("servers")
