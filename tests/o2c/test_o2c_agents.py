@@ -14,11 +14,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from o2c_helpers import prepare_users
 
 from dbbench.drivers.errors import DriversError
-from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.agents import TOKEN_ENV, AgentHandle, measure_clock, parse_address
-from dbbench.drivers.registry import open_engine
 from dbbench.reports.o2c.metrics import summarize
 from dbbench.reports.o2c.model import O2CResult
 
@@ -90,20 +89,12 @@ def test_a_wrong_token_is_refused_and_the_clock_is_measured(tmp_path: Path) -> N
             agent.kill()
 
 
-def _prepared(url: str, users: int) -> None:
-    engine = open_engine(url)
-    try:
-        setup.prepare(engine, seed=1, users=users)
-    finally:
-        engine.close()
-
-
 @pytest.mark.postgresql
 @pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
 def test_an_agent_on_a_second_loopback_address_drives_half_the_users(
     tpch_url: str, tmp_path: Path
 ) -> None:
-    _prepared(tpch_url, 12)
+    prepare_users(tpch_url, 12)
     out = tmp_path / "run.json"
     with _agent(tmp_path) as (url, log):
         args = [sys.executable, "-m", "dbbench", "o2c", "run", "-e", tpch_url, "-u", "12",

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import psutil
 import pytest
+from o2c_helpers import prepare_users
 
 from dbbench.drivers.errors import DriversError
-from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.processes import (
     AUTO_BUSY,
     DRIVER_CPU_PER_STEP,
@@ -134,14 +134,6 @@ def _cli(args: list[str]) -> subprocess.Popen[str]:
     return subprocess.Popen(cmd, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def _prepared(url: str, users: int) -> None:
-    engine = open_engine(url)
-    try:
-        setup.prepare(engine, seed=1, users=users)
-    finally:
-        engine.close()
-
-
 def _law(probe: O2CProbe) -> float:
     s = summarize(probe, 1.0)
     return s.steps_per_hour / closed_loop_steps_per_hour(probe.users, probe.think, s.avg_rt)
@@ -150,7 +142,7 @@ def _law(probe: O2CProbe) -> float:
 @pytest.mark.postgresql
 @pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
 def test_two_driver_processes_match_one(tpch_url: str, tmp_path: Path) -> None:
-    _prepared(tpch_url, 20)
+    prepare_users(tpch_url, 20)
     common = ["-e", tpch_url, "-u", "20", "--think", "0.3", "--steady", "6",
               "-w", "4", "--progress", "600"]  # fmt: skip
     found = {}
@@ -188,7 +180,7 @@ def _drivers(pid: int) -> list[psutil.Process]:
 @pytest.mark.postgresql
 @pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
 def test_a_killed_driver_process_is_named_and_its_steps_kept(tpch_url: str, tmp_path: Path) -> None:
-    _prepared(tpch_url, 12)
+    prepare_users(tpch_url, 12)
     out = tmp_path / "run.json"
     args = ["-e", tpch_url, "-u", "12", "--think", "0.2", "--rampup", "1", "--steady", "20",
             "-w", "4", "--progress", "600", "--driver-processes", "2", "-o", str(out)]  # fmt: skip
@@ -217,7 +209,7 @@ def test_a_killed_driver_process_is_named_and_its_steps_kept(tpch_url: str, tmp_
 @pytest.mark.postgresql
 @pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
 def test_a_search_probes_with_two_driver_processes(tpch_url: str, tmp_path: Path) -> None:
-    _prepared(tpch_url, 10)
+    prepare_users(tpch_url, 10)
     out = tmp_path / "search.json"
     cmd = [sys.executable, "-m", "dbbench", "o2c", "search", "-e", tpch_url, "-u", "10",
            "--max-users", "10", "--max-probes", "1", "--confirm-steady", "0",
@@ -258,7 +250,7 @@ def test_auto_sizes_from_the_offered_load(tmp_path: Path, pg_base_url: str) -> N
 @pytest.mark.postgresql
 @pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
 def test_auto_driver_processes_are_reported(tpch_url: str, tmp_path: Path) -> None:
-    _prepared(tpch_url, 12)
+    prepare_users(tpch_url, 12)
     out = tmp_path / "auto.json"
     proc = _cli(["-e", tpch_url, "-u", "12", "--think", "0.3", "--steady", "3", "-w", "4",
                  "--progress", "600", "--driver-processes", "auto", "-o", str(out)])  # fmt: skip
