@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from markupsafe import escape
 
@@ -17,49 +18,83 @@ from dbbench.reports.chart import value_axis
 from dbbench.reports.escape import html as html_text
 from dbbench.reports.o2c.model import O2CProbe
 
-W, H = 640, 260
-L, R, T, B = 56, 56, 16, 40  # margins
+
+@dataclass(frozen=True)
+class Plot:
+    """A chart's size and margins (the o2c charts' and the mixed frontier's)."""
+
+    width: int = 640
+    height: int = 260
+    left: int = 56
+    right: int = 56
+    top: int = 16
+    bottom: int = 40
+
+    def x(self, v: float, lo: float, hi: float) -> float:
+        return self.left + (v - lo) / ((hi - lo) or 1.0) * (self.width - self.left - self.right)
+
+    def y(self, v: float, top: float) -> float:
+        return self.height - self.bottom - v / (top or 1.0) * (self.height - self.top - self.bottom)
+
+
+O2C_PLOT = Plot()
+W, H = O2C_PLOT.width, O2C_PLOT.height
+L, R, T, B = O2C_PLOT.left, O2C_PLOT.right, O2C_PLOT.top, O2C_PLOT.bottom
 
 
 def _x(v: float, lo: float, hi: float) -> float:
-    return L + (v - lo) / ((hi - lo) or 1.0) * (W - L - R)
+    return O2C_PLOT.x(v, lo, hi)
 
 
 def _y(v: float, top: float) -> float:
-    return H - B - v / (top or 1.0) * (H - T - B)
+    return O2C_PLOT.y(v, top)
 
 
 def _fmt(v: float) -> str:
-    return f"{v:g}" if v >= 1 or v == 0 else f"{v:.3g}"
+    return f"{v:,.10g}" if v >= 1 or v == 0 else f"{v:.3g}"  # 20,000, not 2e+04
 
 
-def _frame(
-    title: str, xlabel: str, ylabel: str, xmax: float, ytop: float, ticks: list[float]
+def frame(
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    xmax: float,
+    ytop: float,
+    ticks: Sequence[float],
+    *,
+    plot: Plot = O2C_PLOT,
+    xticks: Sequence[float] | None = None,
+    css: str = "o2c-chart",
 ) -> list[str]:
+    """A chart's opening: the title, both axes with their grid, ticks and labels (x from 0 to
+    ``xmax``, ticks ``xticks`` or round ones; y from 0 to ``ytop``, ticks ``ticks``)."""
+    w, h, left, bottom = plot.width, plot.height, plot.left, plot.height - plot.bottom
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" role="img" '
-        f'aria-label="{escape(title)}" class="o2c-chart">',
-        f'<text x="{W / 2}" y="12" text-anchor="middle" font-size="12">{escape(title)}</text>',
-        f'<line x1="{L}" y1="{H - B}" x2="{W - R}" y2="{H - B}" stroke="black"/>',
-        f'<line x1="{L}" y1="{T}" x2="{L}" y2="{H - B}" stroke="black"/>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" role="img" '
+        f'aria-label="{escape(title)}" class="{escape(css)}">',
+        f'<text x="{w / 2}" y="12" text-anchor="middle" font-size="12">{escape(title)}</text>',
+        f'<line x1="{left}" y1="{bottom}" x2="{w - plot.right}" y2="{bottom}" stroke="black"/>',
+        f'<line x1="{left}" y1="{plot.top}" x2="{left}" y2="{bottom}" stroke="black"/>',
     ]
     for t in ticks:
-        y = _y(t, ytop)
-        out.append(f'<line x1="{L - 4}" y1="{y:.1f}" x2="{W - R}" y2="{y:.1f}" stroke="#ddd"/>')
+        y = plot.y(t, ytop)
         out.append(
-            f'<text x="{L - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="10">{_fmt(t)}</text>'
+            f'<line x1="{left - 4}" y1="{y:.1f}" x2="{w - plot.right}" y2="{y:.1f}" stroke="#ddd"/>'
         )
-    for v in x_ticks(xmax):  # round values, each inside the plot
-        x = _x(v, 0, xmax)
         out.append(
-            f'<text x="{x:.1f}" y="{H - B + 14}" text-anchor="middle" font-size="10">'
-            f"{v:,.10g}</text>"
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="10">'
+            f"{_fmt(t)}</text>"
+        )
+    for v in x_ticks(xmax) if xticks is None else xticks:  # round values, inside the plot
+        out.append(
+            f'<text x="{plot.x(v, 0, xmax):.1f}" y="{bottom + 14}" text-anchor="middle" '
+            f'font-size="10">{v:,.10g}</text>'
         )
     out.append(
-        f'<text x="{W / 2}" y="{H - 6}" text-anchor="middle" font-size="11">{escape(xlabel)}</text>'
+        f'<text x="{w / 2}" y="{h - 6}" text-anchor="middle" font-size="11">{escape(xlabel)}</text>'
     )
     out.append(
-        f'<text x="12" y="{H / 2}" font-size="11" transform="rotate(-90 12 {H / 2})" '
+        f'<text x="12" y="{h / 2}" font-size="11" transform="rotate(-90 12 {h / 2})" '
         f'text-anchor="middle">{escape(ylabel)}</text>'
     )
     return out
@@ -94,7 +129,7 @@ def timeline_svg(
     xmax = max(probe.end, 1e-3)
     top_tp = max((v for _, v in throughput), default=1.0) or 1.0
     axis = value_axis(top_tp)
-    out = _frame(
+    out = frame(
         "Throughput and users over time",
         "seconds since start",
         "dialog steps/s",
@@ -135,7 +170,7 @@ def histogram_svg(rts: list[float], limit: float) -> str:
     for x in v:
         counts[min(n - 1, int(x / hi * n))] += 1
     axis = value_axis(max(counts) or 1)
-    out = _frame(
+    out = frame(
         "Dialog response time distribution (steady state)",
         "response time, s",
         "dialog steps",
@@ -179,7 +214,7 @@ def search_svg(
     finite = [p[1] for p in pts if not math.isnan(p[1])]
     finite += [v for line in extra.values() for _, v in line]
     axis = value_axis(max([limit, *finite]))
-    out = _frame(
+    out = frame(
         "Dialog response time (avg; p90, p99 dashed) against users",
         "users",
         "dialog RT, s",
