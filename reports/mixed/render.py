@@ -210,7 +210,7 @@ def summary_dict(r: MixedResult) -> dict[str, Any]:
 
 # -- the frontier chart ---------------------------------------------------------------------
 #: the frontier chart's size and margins
-FRONTIER = Plot(height=300, left=70, right=30, top=24, bottom=44)
+FRONTIER = Plot(size=(640, 300), margins=(70, 30, 24, 44))
 
 
 def frontier_svg(s: MixedSummary) -> str:

@@ -14,32 +14,31 @@ from dataclasses import dataclass
 
 from markupsafe import escape
 
-from dbbench.reports.chart import value_axis
+from dbbench.reports.chart import svg_text, value_axis
 from dbbench.reports.escape import html as html_text
 from dbbench.reports.o2c.model import O2CProbe
 
 
 @dataclass(frozen=True)
 class Plot:
-    """A chart's size and margins (the o2c charts' and the mixed frontier's)."""
+    """A chart's size (width, height) and margins (left, right, top, bottom), in SVG units:
+    the o2c charts' and the mixed frontier's."""
 
-    width: int = 640
-    height: int = 260
-    left: int = 56
-    right: int = 56
-    top: int = 16
-    bottom: int = 40
+    size: tuple[int, int] = (640, 260)
+    margins: tuple[int, int, int, int] = (56, 56, 16, 40)
 
     def x(self, v: float, lo: float, hi: float) -> float:
-        return self.left + (v - lo) / ((hi - lo) or 1.0) * (self.width - self.left - self.right)
+        left, right, _, _ = self.margins
+        return left + (v - lo) / ((hi - lo) or 1.0) * (self.size[0] - left - right)
 
     def y(self, v: float, top: float) -> float:
-        return self.height - self.bottom - v / (top or 1.0) * (self.height - self.top - self.bottom)
+        _, _, pad, bottom = self.margins
+        return self.size[1] - bottom - v / (top or 1.0) * (self.size[1] - pad - bottom)
 
 
 O2C_PLOT = Plot()
-W, H = O2C_PLOT.width, O2C_PLOT.height
-L, R, T, B = O2C_PLOT.left, O2C_PLOT.right, O2C_PLOT.top, O2C_PLOT.bottom
+W, H = O2C_PLOT.size
+L, R, T, B = O2C_PLOT.margins
 
 
 def _x(v: float, lo: float, hi: float) -> float:
@@ -68,35 +67,29 @@ def frame(
 ) -> list[str]:
     """A chart's opening: the title, both axes with their grid, ticks and labels (x from 0 to
     ``xmax``, ticks ``xticks`` or round ones; y from 0 to ``ytop``, ticks ``ticks``)."""
-    w, h, left, bottom = plot.width, plot.height, plot.left, plot.height - plot.bottom
+    (w, h), (left, right, top, pad) = plot.size, plot.margins
+    bottom = h - pad
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" role="img" '
         f'aria-label="{escape(title)}" class="{escape(css)}">',
-        f'<text x="{w / 2}" y="12" text-anchor="middle" font-size="12">{escape(title)}</text>',
-        f'<line x1="{left}" y1="{bottom}" x2="{w - plot.right}" y2="{bottom}" stroke="black"/>',
-        f'<line x1="{left}" y1="{plot.top}" x2="{left}" y2="{bottom}" stroke="black"/>',
+        svg_text(w / 2, 12, title, text_anchor="middle", font_size=12),
+        f'<line x1="{left}" y1="{bottom}" x2="{w - right}" y2="{bottom}" stroke="black"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="black"/>',
     ]
     for t in ticks:
         y = plot.y(t, ytop)
         out.append(
-            f'<line x1="{left - 4}" y1="{y:.1f}" x2="{w - plot.right}" y2="{y:.1f}" stroke="#ddd"/>'
+            f'<line x1="{left - 4}" y1="{y:.1f}" x2="{w - right}" y2="{y:.1f}" stroke="#ddd"/>'
         )
-        out.append(
-            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="10">'
-            f"{_fmt(t)}</text>"
-        )
+        out.append(svg_text(left - 6, y + 4, _fmt(t), text_anchor="end", font_size=10))
     for v in x_ticks(xmax) if xticks is None else xticks:  # round values, inside the plot
+        tick = f"{v:,.10g}"
         out.append(
-            f'<text x="{plot.x(v, 0, xmax):.1f}" y="{bottom + 14}" text-anchor="middle" '
-            f'font-size="10">{v:,.10g}</text>'
+            svg_text(plot.x(v, 0, xmax), bottom + 14, tick, text_anchor="middle", font_size=10)
         )
-    out.append(
-        f'<text x="{w / 2}" y="{h - 6}" text-anchor="middle" font-size="11">{escape(xlabel)}</text>'
-    )
-    out.append(
-        f'<text x="12" y="{h / 2}" font-size="11" transform="rotate(-90 12 {h / 2})" '
-        f'text-anchor="middle">{escape(ylabel)}</text>'
-    )
+    out.append(svg_text(w / 2, h - 6, xlabel, text_anchor="middle", font_size=11))
+    turn = f"rotate(-90 12 {h / 2})"
+    out.append(svg_text(12, h / 2, ylabel, font_size=11, transform=turn, text_anchor="middle"))
     return out
 
 
@@ -151,10 +144,8 @@ def timeline_svg(
     steps = [(0.0, 0.0)] + [(t, (i + 1) * axis.top / users) for i, t in enumerate(logons)]
     steps.append((xmax, len(logons) * axis.top / users))
     out.append(_polyline(steps, xmax, axis.top, 'stroke="#555" stroke-dasharray="4 3"'))
-    out.append(
-        f'<text x="{W - R - 4}" y="{_y(axis.top, axis.top) + 12:.1f}" font-size="10" '
-        f'text-anchor="end">{users:,} users</text>'
-    )
+    at = _y(axis.top, axis.top) + 12
+    out.append(svg_text(W - R - 4, at, f"{users:,} users", font_size=10, text_anchor="end"))
     out.append("</svg>")
     return "\n".join(out)
 
@@ -227,10 +218,7 @@ def search_svg(
         f'<line x1="{L}" y1="{yl:.1f}" x2="{W - R}" y2="{yl:.1f}" stroke="red" '
         'stroke-dasharray="6 3"/>'
     )
-    out.append(
-        f'<text x="{W - R - 4}" y="{yl - 4:.1f}" font-size="10" fill="red" '
-        'text-anchor="end">limit</text>'
-    )
+    out.append(svg_text(W - R - 4, yl - 4, "limit", font_size=10, fill="red", text_anchor="end"))
     out.append(
         _polyline([(u, r) for u, r, _ in pts if not math.isnan(r)], xmax, axis.top, 'stroke="#999"')
     )
@@ -239,10 +227,8 @@ def search_svg(
         out.append(_polyline(line, xmax, axis.top, f'stroke="#555" stroke-dasharray="{dash}"'))
         if line:
             u, v = line[-1]
-            out.append(
-                f'<text x="{_x(u, 0, xmax) - 6:.1f}" y="{_y(v, axis.top) - 4:.1f}" '
-                f'font-size="9" text-anchor="end">{name}</text>'
-            )
+            at_x, at_y = _x(u, 0, xmax) - 6, _y(v, axis.top) - 4
+            out.append(svg_text(at_x, at_y, name, font_size=9, text_anchor="end"))
     for u, r, ok in pts:
         if math.isnan(r):
             continue
