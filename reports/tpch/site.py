@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from dbbench.reports.family import Checked, Row, SitePage, SiteView
-from dbbench.reports.site.rows import framed
+from dbbench.reports.site.rows import framed, host_cells
 from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.published import PublishedResult
+from dbbench.reports.tpch.telemetry import summarise
 from dbbench.reports.tpch.verify import reported_run
 
 
@@ -23,6 +24,8 @@ def tpch_row(result: BenchmarkResult, checked: Checked) -> Row:
     cells |= {"streams": result.streams, "price": None, "storage": None, "load": load}
     cells |= {k: checked.figures.get(k) for k in ("qphh", "power", "throughput")}
     cells |= {"compliant": result.compliance.compliant, "published": False, "queries": queries}
+    tel = summarise(result)  # TPC-H judges its own telemetry by the one rule
+    cells |= host_cells(None, None if tel is None else tel.busy)
     return framed(result, cells)
 
 

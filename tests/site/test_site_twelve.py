@@ -84,5 +84,18 @@ def test_twelve_results_are_readable_at_1280_px(
         ".filter(r => !r.dataset.query).map(r => r.getAttribute('fill'))"
     )
     assert len(colours) == 12 and len(set(colours)) == 12
+    # the heatmap: every measured cell coloured by its ratio to the query's best
+    cells = page.evaluate(
+        "() => Array.from(document.querySelectorAll('#per-query-table td[data-ratio]'))"
+        ".map(td => [Number(td.dataset.ratio), td.className, td.parentElement.dataset.query])"
+    )
+    bounds = {"r1": (1.0, 1.1), "r2": (1.1, 1.5), "r3": (1.5, 2.0), "r4": (2.0, 4.0)}
+    assert len(cells) >= 12 * 22
+    for ratio, cls, _ in cells:
+        (shade,) = [c for c in cls.split() if c in (*bounds, "r5")]
+        low, high = bounds.get(shade, (4.0, float("inf")))
+        assert low - 1e-9 <= ratio and (ratio <= high + 1e-9), (ratio, cls)
+    assert all(any(r == 1.0 for r, _, q2 in cells if q2 == q) for _, _, q in cells)
+    assert page.locator("#heat-legend .swatch").count() == 5
     assert errors == []
     page.close()

@@ -160,7 +160,8 @@
     ["cores", "cores", true], ["engine", "engine"], ["version", "version"], ["sf", "SF", true],
     ["streams", "streams", true], ["qphh", "QphH", true], ["power", "Power", true],
     ["throughput", "Throughput", true], ["price", "$/QphH", true], ["storage", "storage ratio", true], ["load", "load s", true],
-    ["compliant", "compliant"], ["status", "status"], ["date", "date"], ["kit", "kit"]];
+    ["compliant", "compliant"], ["status", "status"], ["host", "host noise"], ["date", "date"],
+    ["kit", "kit"]];
 
   function tpchView() {
     const rows = DATA.rows;
@@ -407,6 +408,12 @@
         t.appendChild(tr);
       });
       out.appendChild(t);
+      // the heatmap's key: each cell coloured by its time relative to the query's best
+      const key = el("p", "Cell colour, time relative to the best result of the query: ", "legend");
+      key.id = "heat-legend";
+      [["r1", "up to ×1.1"], ["r2", "×1.5"], ["r3", "×2"], ["r4", "×4"], ["r5", "more"]].forEach(
+        function (k) { key.appendChild(el("span", k[1], k[0] + " swatch")); });
+      out.appendChild(key);
       out.appendChild(el("h2", "Time relative to the best (log scale; hover a bar for seconds)"));
       out.appendChild(queryChart(chosen, queries));
     }
