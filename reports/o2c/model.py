@@ -179,14 +179,15 @@ U = TypeVar("U", bound=UsersResult)
 
 
 @dataclass
-class O2CResult(UsersResult):
+class O2CResult(
+    UsersResult,
+    schema_name=O2C_SCHEMA_NAME,
+    schema_version=O2C_SCHEMA_VERSION,
+    title="dbbench o2c result",
+):
     """An o2c ``run`` (one probe), ``search`` (every probe it made), ``scale`` (a scaling
     study: one probe per user count of a series) or ``nodes`` (an SD-Parallel-style node
     study: per cluster size, the run at the user count its search found)."""
-
-    SCHEMA_NAME: ClassVar[str] = O2C_SCHEMA_NAME
-    SCHEMA_VERSION: ClassVar[int] = O2C_SCHEMA_VERSION
-    TITLE: ClassVar[str] = "dbbench o2c result"
 
     kind: Literal["run", "search", "scale", "nodes"]
     probes: list[O2CProbe] = field(default_factory=list)

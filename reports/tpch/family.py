@@ -9,7 +9,7 @@ from typing import Any
 
 from dbbench.reports.document import Document
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.family import CompareContext, Family, RenderOptions
+from dbbench.reports.family import CompareContext, Family, RecordKind, RenderOptions
 from dbbench.reports.model import RESULT_FILE
 from dbbench.reports.tpch import fair, plan_compare
 from dbbench.reports.tpch.compare import Landscape
@@ -19,10 +19,10 @@ from dbbench.reports.tpch.formats import FORMATS, render_landscape
 from dbbench.reports.tpch.job_report import tpch_job_report
 from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.plan_compare import plan_groups, render_lines
-from dbbench.reports.tpch.published import PublishedResult
+from dbbench.reports.tpch.published import PublishedResult, load_published
 from dbbench.reports.tpch.recovery import recover
 from dbbench.reports.tpch.render_compare import compare_json, landscape_for, render_html
-from dbbench.reports.tpch.site import SITE
+from dbbench.reports.tpch.site import SITE, published_row
 from dbbench.reports.tpch.summary import build_report
 from dbbench.reports.tpch.validation import check_result_data
 from dbbench.reports.tpch.verify import check
@@ -145,4 +145,6 @@ FAMILY = Family(
     compare_formats=(*(n for n, f in FORMATS.items() if f.landscape), "json"),
     compare_page=compare_page,
     read=read,
+    #: the TPC's published TPC-H results, as TOML (``examples/published/``)
+    records=RecordKind(name="published", suffix=".toml", load=load_published, row=published_row),
 )
