@@ -41,6 +41,13 @@ def busy_lines(config: Any) -> list[str]:
     return [] if noise is None else noise.busy()
 
 
+def warn_busy(doc: Document, items: list[tuple[str, Any]]) -> None:
+    """A comparison's HOST BUSY warnings: each busy result's reasons, named by its label."""
+    for label, result in items:
+        for line in busy_lines(getattr(result, "config", None)):
+            doc.warn(f"{BUSY}: {label}: {line}")
+
+
 def add_noise(doc: Document, config: Any) -> None:
     """The host-noise section and the busy-host warnings of ``config``'s record, if any."""
     noise = recorded(config)

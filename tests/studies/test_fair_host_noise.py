@@ -77,3 +77,22 @@ def test_a_busy_host_is_labelled_in_every_format_of_every_family(
         assert "HOST BUSY: host busy during 20 users: load average 9.0 above its 2 CPUs" in out
         assert "75 % of the CPU used by other processes" in out, fmt
         assert "Host noise" in out, fmt
+
+
+@pytest.mark.parametrize("golden", ["o2c-v2.json", "mixed-v1.json", "hammerdb-v1.json"])
+def test_a_busy_host_is_said_in_compare_too(
+    golden: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from studies_helpers import dbbench
+
+    data = json.loads((FAMILY_GOLDEN / golden).read_text(encoding="utf-8"))
+    (tmp_path / "quiet.json").write_text(json.dumps(data), encoding="utf-8")
+    _busy(data.setdefault("config", {}))
+    data["created"] = data.get("created", 0) + 1
+    (tmp_path / "busy.json").write_text(json.dumps(data), encoding="utf-8")
+    for fmt in ("text", "md", "html"):
+        args = [str(tmp_path / "quiet.json"), str(tmp_path / "busy.json"), "-f", fmt]
+        assert dbbench("compare", *args) == 0, fmt
+        out = capsys.readouterr().out
+        assert "host busy during 20 users: load average 9.0" in out, fmt
+        assert out.count("load average 9.0") == 1, fmt  # the busy one only, once
