@@ -49,7 +49,7 @@ def test_the_monitor_tells_other_processes_from_the_kit(tmp_path: Path) -> None:
     others, kit = noise.phases
     assert others.other is not None and others.other > 10.0, others  # burners, not the kit
     assert others.kit is not None and others.kit < others.other
-    assert kit.kit is not None and kit.kit > 10.0, kit  # the kit's own CPU is never "other"
+    assert kit.kit is not None and kit.kit > 5.0, kit  # the kit's own CPU is never "other"
     assert others.load_max is not None and others.steal is not None
     assert config[NOISE_KEY]["cores"] == noise.cores > 0
 
