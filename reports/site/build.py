@@ -464,6 +464,10 @@ def _result_files(
     if raw is None:
         raw = item.result.to_json().encode("utf-8") if hasattr(item.result, "to_json") else b""
     _put(site / "r" / f"{rid}{_ext(item)}", raw, same_content=True)
+    if item.file is not None and item.record is None:  # files its raw copy names (o2c steps)
+        for side in getattr(item.result, "side_files", list)():
+            data = (item.file.parent / side).read_bytes()
+            _put(site / "r" / side, data, same_content=True)  # named by their content
     if not full or item.record is not None:  # a published record has no report
         return None
     name = f"{rid}.report.html"

@@ -12,6 +12,7 @@ from dbbench.reports.errors import ReportsError
 from dbbench.reports.family import CompareContext, Family, RecordKind, RenderOptions
 from dbbench.reports.model import RESULT_FILE
 from dbbench.reports.tpch import fair, plan_compare
+from dbbench.reports.tpch.acid import acid_data, acid_part
 from dbbench.reports.tpch.compare import Landscape
 from dbbench.reports.tpch.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.tpch.document import tpch_document
@@ -103,14 +104,16 @@ def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareCont
         return ""  # HTML: compare_page
     speedups = _fair(items, landscape)
     if fmt == "json":
-        return compare_json(landscape, speedups)
+        return compare_json(landscape, speedups, acid_data(_local(items)))
     groups = plan_groups(_local(items), context.sources)
     plans = render_lines(groups, fmt == "md") if fmt in ("text", "md") else ""
     rule = "\n".join(fair.text_lines(speedups, fmt == "md")) + "\n" if speedups else ""
+    acid = acid_part(_local(items), fmt)  # each result's ACID verdict (its document)
     return (
         render_landscape(landscape, fmt)
         + (("\n" + rule) if rule else "")
         + (("\n" + plans) if plans else "")
+        + (("\n" + acid) if acid else "")
     )
 
 
@@ -119,7 +122,9 @@ def compare_page(items: list[tuple[str, Any]], context: CompareContext, sections
     plans = plan_compare.render_html(plan_groups(_local(items), context.sources))
     speedups = _fair(items, landscape)
     own = [fair.html(speedups)] if speedups else []
-    return render_html(landscape, [*own, *([plans] if plans else []), *sections])
+    acid = acid_part(_local(items), "html")
+    return render_html(landscape, [*own, *([plans] if plans else []), *([acid] if acid else []),
+                                   *sections])  # fmt: skip
 
 
 def _local(items: list[tuple[str, Any]]) -> list[tuple[str, BenchmarkResult]]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from dbbench.reports.family import Checked, Row, SitePage, SiteView
 from dbbench.reports.site.rows import framed, host_cells
+from dbbench.reports.tpch.acid import acid_line
 from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.published import PublishedResult
 from dbbench.reports.tpch.telemetry import summarise
@@ -29,6 +30,7 @@ def tpch_row(result: BenchmarkResult, checked: Checked) -> Row:
     cells |= {"query_version": result.query_version, "seed": seed}
     tel = summarise(result)  # TPC-H judges its own telemetry by the one rule
     cells |= host_cells(None, None if tel is None else tel.busy)
+    cells["acid"] = acid_line(result).removeprefix("ACID: ")  # passed (tests ...), not run, ...
     return framed(result, cells)
 
 
@@ -48,6 +50,7 @@ def published_row(record: PublishedResult) -> Row:
         "storage": None,
         "load": None,
         "compliant": True,
+        "acid": "audited by the TPC",
         "status": "published",
         "date": record.availability_date.isoformat() if record.availability_date else "",
         "kit": "",
