@@ -44,6 +44,14 @@ MESSAGES: dict[str, str] = {
         "answers: {count} kept output(s) checked against {what} disagree "
         "(dbbench verify --answers), the first: {first}"
     ),
+    "acid-not-qualification": (
+        "the ACID tests passed at SF {sf}, not on the qualification database (SF 1): "
+        "a development check, not a qualification run"
+    ),
+    "acid-not-run": (
+        "ACID: not run: no ACID result of this engine and configuration is attached "
+        "(dbbench acid, then dbbench run or report --acid)"
+    ),
     model.NOT_EVALUATED: "not evaluated",
     "v1-text": "{text}",
     "priced-differs": "{what}: the price is not the measured system's",
