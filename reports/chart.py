@@ -15,6 +15,19 @@ from dataclasses import dataclass
 from markupsafe import escape
 
 MAX_LABELS = 8
+
+
+def svg_text(x: float, y: float, body: object, **attributes: object) -> str:
+    """One ``<text>`` element: its body and every attribute escaped (so no chart writes a
+    label of its own), coordinates to 0.1 unit; ``text_anchor="end"`` is written
+    ``text-anchor="end"`` (underscores become hyphens; ``class_`` is ``class``), in the order
+    given."""
+    more = "".join(
+        f' {k.rstrip("_").replace("_", "-")}="{escape(v)}"' for k, v in attributes.items()
+    )
+    return f'<text x="{x:.1f}" y="{y:.1f}"{more}>{escape(body)}</text>'
+
+
 MAX_TOP_RATIO = 1.2
 _NICE = (1.0, 2.0, 2.5, 5.0)
 

@@ -26,6 +26,7 @@ from dbbench.reports.family import CompareContext as CompareContext
 from dbbench.reports.family import CompareSection as CompareSection
 from dbbench.reports.family import Family as Family
 from dbbench.reports.family import Reader as Reader
+from dbbench.reports.family import RecordKind as RecordKind
 from dbbench.reports.family import Renderer as Renderer
 from dbbench.reports.family import RenderOptions as RenderOptions
 from dbbench.reports.model import read_json
@@ -64,6 +65,17 @@ def families() -> dict[str, Family]:
 
 def family_of(schema: Any) -> Family | None:
     return families().get(schema) if isinstance(schema, str) else None
+
+
+def record_of(path: Path) -> tuple[Family, RecordKind] | None:
+    """The family that reads ``path`` as a record published elsewhere (a TPC-H result of the
+    TPC's list), with its kind; None: ``path`` is a result file or a run directory."""
+    if path.is_dir():
+        return None
+    for family in families().values():
+        if family.records is not None and family.records.holds(path):
+            return family, family.records
+    return None
 
 
 def _result_file(path: Path) -> Path | None:

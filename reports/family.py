@@ -187,6 +187,22 @@ def of_items(render: Callable[[list[tuple[str, Any]], str], str]) -> CompareSect
 
 
 @dataclass(frozen=True)
+class RecordKind:
+    """Inputs a family reads that are not its results: records published elsewhere (the
+    TPC's list of TPC-H results, as TOML) that join its comparisons and its site page as
+    rows, with no report. ``compare``, ``site`` and their input walks find them through the
+    registry (:func:`reports.families.record_of`), never by a file suffix of their own."""
+
+    name: str  # the site's "family" of such a row (``published``)
+    suffix: str  # the file ending that makes a path one (``.toml``)
+    load: Callable[[Path], Any]  # the path -> the record (ReportsError when unreadable)
+    row: Callable[[Any], Row]  # the record -> its site row (in the family's view)
+
+    def holds(self, path: Path) -> bool:
+        return path.suffix.lower() == self.suffix
+
+
+@dataclass(frozen=True)
 class Family:
     """One result family."""
 
@@ -210,6 +226,8 @@ class Family:
     site: SiteView | None = None
     #: the result as a HammerDB ``hammerdb-job-report-v1`` document (None: not exported)
     job_report: Callable[[Any], dict[str, Any]] | None = None
+    #: records of its kind published elsewhere that it reads beside its results
+    records: RecordKind | None = None
 
     @property
     def name(self) -> str:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from dbbench.reports.model import EngineInfo, SystemInfo
-from dbbench.reports.tpch.model import BenchmarkResult, Compliance, Interval, LoadResult, RunResult
+from dbbench.reports.tpch.model import (
+    AcidVerdict,
+    BenchmarkResult,
+    Compliance,
+    Interval,
+    LoadResult,
+    RunResult,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "reports" / "golden"
@@ -18,6 +25,19 @@ ORDERS = {
     1: [21, 3, 18, 5, 11, 7, 6, 20, 17, 12, 16, 15, 13, 10, 2, 8, 14, 19, 9, 22, 1, 4],
     2: [6, 17, 14, 16, 19, 10, 9, 2, 15, 8, 5, 22, 12, 7, 13, 18, 1, 4, 20, 3, 11, 21],
 }
+#: a passed ACID result of the same engine (clause 3): without one no run is compliant
+PASSED_ACID = AcidVerdict(
+    verdict="passed",
+    summary=(
+        "ACID: passed (tests atomicity-commit, atomicity-rollback, consistency, isolation-1, "
+        "isolation-2, isolation-3, isolation-4, isolation-5, isolation-6, durability; failures "
+        "system crash (process or server killed) (the process running the embedded engine "
+        "killed with SIGKILL))"
+    ),
+    engine="duckdb",
+    engine_version="1.4.1",
+    scale_factor=1.0,
+)
 T0 = 1_767_225_600.0  # 2026-01-01 00:00:00 UTC: fixed, so goldens do not depend on the clock
 
 
@@ -74,8 +94,10 @@ def make_result(
     scale_factor: float = 1,
     streams: int = 2,
     url: str = "duckdb:///bench/tpch.duckdb",
+    acid: AcidVerdict | None = PASSED_ACID,
 ) -> BenchmarkResult:
-    """A complete, compliant-looking two-run result at SF 1 with 2 streams."""
+    """A complete, compliant-looking two-run result at SF 1 with 2 streams (with a passed
+    ACID result attached; ``acid=None``: none, so not compliant)."""
     runs = [make_run(1, streams, 1, T0 + 100), make_run(2, streams, 2 + streams, T0 + 1000)]
     return BenchmarkResult(
         scale_factor=scale_factor,
@@ -108,4 +130,5 @@ def make_result(
         ),
         runs=runs,
         compliance=Compliance(True, []),
+        acid=acid,
     )

@@ -143,7 +143,7 @@ def _measure(
 ) -> MixedResult:
     limits = dialog.limits()
     dialog.fixed_pool(f"mixed {kind}")
-    if dialog.driver_processes != 1:  # its o2c side feeds the analytics stream in-process
+    if dialog.processes() != 1 or dialog.driver_agent:  # its o2c side feeds the analytics
         raise DbbenchError(
             f"--driver-processes {dialog.driver_processes}: mixed {kind} drives its users "
             "from one process"

@@ -93,7 +93,24 @@ class Dialog:
     rt_p99: float | None
     rt_limit_step: list[str]
     progress: float
-    driver_processes: int
+    driver_processes: str
+    driver_agent: list[str]
+
+    def processes(self) -> int:
+        """``--driver-processes``: a number, or ``auto`` (0: sized per probe)."""
+        text = str(self.driver_processes).strip().lower()
+        if text == "auto":
+            return 0
+        try:
+            n = int(text)
+        except ValueError:
+            n = -1
+        if n < 1:
+            raise DbbenchError(
+                f"--driver-processes {self.driver_processes!r}: a number of processes (1 or "
+                "more) or 'auto'"
+            )
+        return n
 
     def start(self, users: int, steady: float) -> tuple[RunConfig, O2CDisplay]:
         """The checked run configuration for ``users`` and the display that shows it."""
@@ -139,7 +156,7 @@ class Dialog:
         cfg = RunConfig(
             users, self.think, self.think_dist, self.rampup, steady, self.pool(),
             progress_interval=shown.interval(self.progress),
-            driver_processes=self.driver_processes,
+            driver_processes=self.processes(), agents=tuple(self.driver_agent),
         )  # fmt: skip
         cfg.validate()
         return cfg
@@ -204,9 +221,15 @@ DIALOG = OptionGroup(
         ),
         option("progress", float, 10.0, "--progress", help="Seconds between progress lines."),
         option(
-            "driver_processes", int, 1, "--driver-processes",
+            "driver_processes", str, "1", "--driver-processes",
             help="Driver processes sharing the users and work processes (a server engine; "
-            "merged exactly into one probe).",
+            "merged exactly into one probe); auto: sized per probe from the offered load and "
+            "the driver CPU a step takes.",
+        ),
+        option(
+            "driver_agent", list[str], [], "--driver-agent",
+            help="A driver agent (`dbbench o2c agent`) at o2c://HOST:PORT driving one more "
+            "share of the users (repeatable; its token in DBBENCH_AGENT_TOKEN).",
         ),
     ),
     Dialog,
@@ -424,6 +447,27 @@ def scale_cmd(
     _wrote(result, path)
     if any(p.errors for p in result.probes):
         raise typer.Exit(ExitCode.INVALID_RUN)
+
+
+@app.command("agent")
+def agent_cmd(
+    listen: Annotated[
+        str, typer.Option("--listen", help="HOST:PORT to listen on (e.g. 127.0.0.2:7400).")
+    ],
+    token: Annotated[
+        str | None,
+        typer.Option("--token", help="The shared token (default: DBBENCH_AGENT_TOKEN)."),
+    ] = None,
+    once: Annotated[bool, typer.Option("--once", help="Serve one coordinator, then exit.")] = False,
+) -> None:
+    """A driver host: drive the share of users a coordinator's --driver-agent hands over."""
+    from dbbench.drivers.o2c.agents import agent_token, parse_address, serve
+
+    host, port = parse_address(listen)
+    try:
+        serve(host, port, agent_token(token), lambda line: typer.echo(line, err=True), once)
+    except KeyboardInterrupt:
+        raise typer.Exit(ExitCode.INTERRUPTED) from None
 
 
 @app.command("check")

@@ -15,13 +15,12 @@ from dbbench.reports.families import (
     Family,
     RenderOptions,
     compare,
-    families,
     read_result,
+    record_of,
 )
 from dbbench.reports.safeio import STDOUT, OutputError, same_file, write_text
 from dbbench.reports.tpch.formats import COMPARE_FORMATS, REPORT_FORMATS, choices_text
 from dbbench.reports.tpch.model import SCHEMA_NAME
-from dbbench.reports.tpch.published import is_published_record, load_published
 from dbbench.reports.tpch.render_compare import label_for, unique_labels
 
 
@@ -110,8 +109,9 @@ def _read_input(path: Path, notes: list[str]) -> tuple[str, Family, Any]:
     """A labelled input of ``compare``: a result of any family, or a published TPC-H record
     (which joins the TPC-H results' landscape). ``notes``: what was rebuilt from a journal
     (said once the comparison exists)."""
-    if is_published_record(path):
-        return label_for(path), families()[SCHEMA_NAME], load_published(path)
+    if (published := record_of(path)) is not None:
+        family, kind = published
+        return label_for(path), family, kind.load(path)
     family, result, recovered = read_result(path)
     if recovered is not None:
         notes.append(f"dbbench: {path}: result rebuilt from the journal: {recovered}")

@@ -60,11 +60,19 @@ def _end_pair(pool: ThreadPoolExecutor, s1: Session, s2: Session) -> None:
 class Checks:
     """The tests over one engine, with orders drawn from ``orders`` (existing keys)."""
 
-    def __init__(self, engine: Engine, orders: list[int], seed: int = 1) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        orders: list[int],
+        seed: int = 1,
+        progress: Callable[[str], None] | None = None,
+    ) -> None:
         self.engine = engine
         self.rng = random.Random(seed)
         self.orders = orders
         self.lock = engine.facts.lock_read
+        #: told how far the consistency streams are (their first commit, each quarter)
+        self.progress = progress or (lambda _line: None)
 
     def pick(self) -> tuple[int, int, int]:
         o_key = self.rng.choice(self.orders)
@@ -141,6 +149,16 @@ class Checks:
             touched: set[int] = set()
             errors: list[str] = []
             lock = threading.Lock()
+            total, committed = streams * per_stream, [0]
+            marks = {1, *(total * q // 4 for q in (1, 2, 3, 4))}
+
+            def counted() -> None:
+                """One more commit (under ``lock``); the first and each quarter are said."""
+                committed[0] += 1
+                if committed[0] in marks:
+                    self.progress(
+                        f"consistency: {committed[0]} of {total} ACID Transactions committed"
+                    )
 
             stop = threading.Event()  # Ctrl-C: each stream ends after its transaction
 
@@ -158,6 +176,8 @@ class Checks:
                                     s, o, last_line(s, o), rng.randint(1, 100), now(), self.lock
                                 )
                                 s.execute("COMMIT")
+                                with lock:
+                                    counted()
                                 break
                             except DriversError as exc:
                                 rollback(s)

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dbbench.drivers.acid.transaction import HISTORY, inconsistent
 from dbbench.drivers.engine import Engine
@@ -96,8 +97,11 @@ def run_durability(
     check.inputs = {"streams": streams, "transactions_per_stream": per_stream}
     start = time.perf_counter()
     folder = Path(tempfile.mkdtemp(prefix="dbbench-acid-"))
+    #: what the streams' process is given (``drivers.acid.streams``)
+    spec: dict[str, Any] = {"url": url, "folder": str(folder), "streams": streams}
+    spec |= {"per_stream": per_stream, "orders": orders}
     try:
-        return _run(url, engine, orders, sample, streams, per_stream, failure, check, folder)
+        return _run(spec, engine, sample, failure, check)
     except DriversError as exc:
         check.verdict = "failed"
         check.message = f"{(check.steps or ['start'])[-1]}: {exc}"
@@ -110,46 +114,27 @@ def run_durability(
 
 
 def _run(
-    url: str,
-    engine: Engine,
-    orders: list[int],
-    sample: list[int],
-    streams: int,
-    per_stream: int,
-    failure: Failure,
-    check: AcidCheck,
-    folder: Path,
+    spec: dict[str, Any], engine: Engine, sample: list[int], failure: Failure, check: AcidCheck
 ) -> tuple[AcidCheck, Engine]:
+    url, folder, streams = str(spec["url"]), Path(spec["folder"]), int(spec["streams"])
     bad = inconsistent_on(engine, sample)
     before = _history(engine)
     check.steps.append(f"condition checked on {len(sample)} orders")
     engine.close()
-    spec = folder / "spec.json"
-    spec.write_text(
-        json.dumps(
-            {
-                "url": url,
-                "folder": str(folder),
-                "streams": streams,
-                "per_stream": per_stream,
-                "orders": orders,
-            }
-        ),
-        "utf-8",
-    )
+    (folder / "spec.json").write_text(json.dumps(spec), "utf-8")
     package = sys.modules["dbbench"].__file__ or ""  # the kit the child imports
     path = [str(Path(package).parent.parent), os.environ.get("PYTHONPATH", "")]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in path if p)}
     with open(folder / "streams.log", "wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "dbbench.drivers.acid.streams", str(spec)],
+            [sys.executable, "-m", "dbbench.drivers.acid.streams", str(folder / "spec.json")],
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
             env=env, start_new_session=True,
         )  # fmt: skip
     try:
         _wait_in_flight(proc, folder, streams)
         check.steps.append(
-            f"{streams} streams x {per_stream} committed, one in flight each: {failure.how}"
+            f"{streams} streams x {spec['per_stream']} committed, one in flight each: {failure.how}"
         )
         if failure.kill is not None:
             failure.kill()
@@ -179,7 +164,7 @@ def _run(
         "inconsistent_orders": str(len(bad)),
     }
     check.expected = {
-        "success_records": str(streams * per_stream),
+        "success_records": str(streams * int(spec["per_stream"])),
         "lost_commits": "0",
         "history_rows_without_record": f"at most {streams} (in flight)",
         "inconsistent_orders": "0",

@@ -117,7 +117,7 @@ def run_acid(
         reopen = False  # the durability test closed the engine and had not reopened it
         try:
             orders = _setup(engine)
-            checks = Checks(engine, orders)
+            checks = Checks(engine, orders, progress=say)
             step(result, "atomicity-commit", lambda: checks.atomicity(commit=True))
             step(result, "atomicity-rollback", lambda: checks.atomicity(commit=False))
             step(result, "consistency", lambda: checks.consistency(streams + 1, per_stream))

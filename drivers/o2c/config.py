@@ -33,7 +33,11 @@ class RunConfig:
     seed: int = 1
     progress_interval: float = 10.0
     expected_rt: float = EXPECTED_RT  # sizes the loop before any response was measured
-    driver_processes: int = 1  # processes driving the users (``drivers.o2c.processes``)
+    #: processes driving the users (``drivers.o2c.processes``); 0: ``auto``, sized per
+    #: probe from the offered load (``drivers.o2c.processes.auto_processes``)
+    driver_processes: int = 1
+    #: driver agents on other hosts (``o2c://HOST:PORT``), each driving one more share
+    agents: tuple[str, ...] = ()
 
     def validate(self) -> None:
         if self.users <= 0:
@@ -53,7 +57,7 @@ class RunConfig:
             raise DriversError(f"work processes must be positive, not {self.work_processes}")
         if self.think_dist not in ("fixed", "exp"):
             raise DriversError(f"think-time distribution {self.think_dist!r}: fixed or exp")
-        if self.driver_processes < 1:
+        if self.driver_processes < 0:
             raise DriversError(f"driver processes must be at least 1, not {self.driver_processes}")
         if self.expected_rt < 0:
             raise DriversError(f"expected response time must not be negative: {self.expected_rt}")

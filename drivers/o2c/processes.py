@@ -20,6 +20,7 @@ probes end where they stopped and are merged as usual.
 from __future__ import annotations
 
 import contextlib
+import math
 import multiprocessing as mp
 import os
 import queue
@@ -33,6 +34,7 @@ from typing import Any
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.lifecycle import open_engines
+from dbbench.drivers.o2c.agents import AgentHandle, agent_token
 from dbbench.drivers.o2c.capacity import work_processes
 from dbbench.drivers.o2c.setup import Prepared
 from dbbench.drivers.o2c.simulator import INTERRUPTED, RunConfig, Simulator
@@ -45,6 +47,16 @@ READY_LIMIT = 120.0
 START_MARGIN = 0.5
 #: Seconds a driver process may take to hand back its probe after its run ended.
 RESULT_LIMIT = 120.0
+#: ``--driver-processes auto`` (``RunConfig.driver_processes``): sized per probe
+AUTO = 0
+#: Driver CPU seconds per dialog step of one driver process, as measured by
+#: ``benchmarks/o2c_driver_capacity.py`` on the 2-core VM (0.55 ms; asyncio users, the
+#: work-process pool and the recording of each step)
+DRIVER_CPU_PER_STEP = 0.00055
+#: The share of one CPU an ``auto``-sized driver process is planned to use at most: below
+#: ``reports.o2c.metrics.DRIVER_CPU_BOUND`` (0.7), from which a report names the driver's
+#: own CPU as what the users waited for
+AUTO_BUSY = 0.5
 
 
 @dataclass
@@ -60,13 +72,37 @@ class Part:
 def require_shareable(engine: Engine, processes: int) -> None:
     """Several driver processes need a database server they all reach: an embedded engine
     (no connection limit to read: DuckDB, Hyper, chDB, ...) refuses ``processes > 1``."""
-    if processes < 1:
+    if processes < 1 and processes != AUTO:
         raise DriversError(f"--driver-processes must be at least 1, not {processes}")
     if processes > 1 and engine.facts.connections_sql is None:
         raise DriversError(
             f"--driver-processes {processes}: {engine.name} is embedded in the driver and "
             "cannot share its database across processes; use 1"
         )
+
+
+def auto_processes(
+    engine: Engine, users: int, think: float, expected_rt: float, pool: int, cpus: int
+) -> tuple[int, str]:
+    """How many driver processes ``auto`` takes for a probe, and why (one line): the
+    offered load of a closed loop, ``users / (think + RT)`` dialog steps/s, times
+    :data:`DRIVER_CPU_PER_STEP`, over :data:`AUTO_BUSY` of a CPU each; at least 1, at most
+    the host's ``cpus``, the users and the work processes ``pool`` (each process needs one).
+    An embedded engine (its database in the driver's process) takes 1."""
+    if engine.facts.connections_sql is None:
+        return 1, f"auto: 1 ({engine.name} is embedded in the driver: one process)"
+    rate = users / max(think + expected_rt, 1e-3)
+    cpu = rate * DRIVER_CPU_PER_STEP
+    wanted = max(1, math.ceil(cpu / AUTO_BUSY))
+    cap = max(1, min(cpus, users, pool))
+    n = min(wanted, cap)
+    why = (
+        f"auto: {rate:,.0f} dialog steps/s offered x {DRIVER_CPU_PER_STEP * 1e3:.2f} ms of "
+        f"driver CPU a step = {cpu:.2f} CPU, at most {AUTO_BUSY:g} a process: {n}"
+    )
+    if wanted > cap:
+        why += f" (capped: {cpus} CPUs, {users} users, {pool} work processes; {wanted} wanted)"
+    return n, why
 
 
 def shares(total: int, parts: int) -> list[int]:
@@ -84,6 +120,8 @@ def run_processes(
 ) -> O2CProbe:
     """One probe of ``config`` on the engines of ``urls`` driven by ``processes`` driver
     processes (each with its share of users and work processes), merged (:func:`merge`)."""
+    local = processes
+    processes = local + len(config.agents)  # an agent drives one share, as a process does
     require_shareable(engine, processes)
     if processes > config.users:
         raise DriversError(f"--driver-processes {processes}: more than the {config.users} users")
@@ -96,16 +134,25 @@ def run_processes(
     inbox: Any = ctx.Queue()
     go: Any = ctx.Event()
     start: Any = ctx.Value("d", 0.0)
-    journals = [_journal(journal, k) for k in range(processes)]
+    journals = [_journal(journal, k) if k < local else None for k in range(processes)]
     for j in journals:
         if j is not None:
             j.unlink(missing_ok=True)
-    procs = []
+    procs: list[Any] = []
+    agents: list[AgentHandle] = []
+    if config.agents:  # connected (and the token proved) before anything starts
+        token = agent_token()
+        for n, url in enumerate(config.agents):
+            agents.append(AgentHandle(url, token, local + n, inbox, go, start))
     for k, w in enumerate(shares(pool, processes)):
-        cfg = replace(config, work_processes=w)
+        cfg = replace(config, work_processes=w, agents=())
+        if k >= local:
+            agents[k - local].begin(list(urls), prepared, cfg, (k, processes))
+            procs.append(agents[k - local])
+            continue
         args = (list(urls), prepared, cfg, (k, processes), journals[k], inbox, go, start)
         procs.append(ctx.Process(target=_drive, args=args, name=f"o2c-driver-{k}", daemon=True))
-    for p in procs:
+    for p in procs[:local]:
         p.start()
     parts: dict[int, Part] = {}
     lost: dict[int, str] = {}
@@ -123,6 +170,7 @@ def run_processes(
         if found is not None:
             parts[k] = Part(k, found)
     merged = merge([parts[k] for k in sorted(parts)], processes)
+    merged.driver_agents = [a.describe() for a in agents]
     for k in sorted(lost):
         merged.errors.append(f"driver process {k + 1} of {processes} was lost: {lost[k]}")
         if merged.status == "complete":
@@ -185,7 +233,9 @@ def _collect(procs: list[Any], inbox: Any, parts: dict[int, Part], lost: dict[in
         except KeyboardInterrupt:
             interrupted = True
             for p in procs:
-                if p.is_alive() and p.pid is not None:
+                if isinstance(p, AgentHandle):
+                    p.interrupt()
+                elif p.is_alive() and p.pid is not None:
                     with contextlib.suppress(OSError):
                         os.kill(p.pid, signal.SIGINT)
     return interrupted
@@ -202,7 +252,12 @@ def _note_lost(
     dead_for += 0.5
     if dead_for > 2.0:
         for n in dead:
-            lost[n] = f"it exited with code {procs[n].exitcode} (pid {procs[n].pid})"
+            p = procs[n]
+            lost[n] = (
+                f"agent {p.address}: {p.lost_reason}"
+                if isinstance(p, AgentHandle)
+                else f"it exited with code {p.exitcode} (pid {p.pid})"
+            )
     return dead_for
 
 

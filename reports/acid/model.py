@@ -4,7 +4,7 @@ read and expected, its timings and its verdict; standard library only."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from dbbench.reports.model import EngineInfo, ResultEnvelope, ResultStatus, SystemInfo
 
@@ -44,12 +44,13 @@ class AcidCheck:
 
 
 @dataclass
-class AcidResult(ResultEnvelope):
+class AcidResult(
+    ResultEnvelope,
+    schema_name=ACID_SCHEMA_NAME,
+    schema_version=ACID_SCHEMA_VERSION,
+    title="dbbench ACID result",
+):
     """The ACID tests of one engine and configuration."""
-
-    SCHEMA_NAME: ClassVar[str] = ACID_SCHEMA_NAME
-    SCHEMA_VERSION: ClassVar[int] = ACID_SCHEMA_VERSION
-    TITLE: ClassVar[str] = "dbbench ACID result"
 
     engine: EngineInfo
     system: SystemInfo

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import (
     Any,
-    ClassVar,
     Literal,
 )
 
@@ -62,12 +61,13 @@ class HammerDBQueryTime:
 
 
 @dataclass
-class HammerDBResult(ResultEnvelope):
+class HammerDBResult(
+    ResultEnvelope,
+    schema_name=HAMMERDB_SCHEMA_NAME,
+    schema_version=HAMMERDB_SCHEMA_VERSION,
+    title="dbbench HammerDB result",
+):
     """A HammerDB TPROC-C or TPROC-H job. ``settings`` never carries a password."""
-
-    SCHEMA_NAME: ClassVar[str] = HAMMERDB_SCHEMA_NAME
-    SCHEMA_VERSION: ClassVar[int] = HAMMERDB_SCHEMA_VERSION
-    TITLE: ClassVar[str] = "dbbench HammerDB result"
 
     benchmark: HammerDBBenchmark
     jobid: str

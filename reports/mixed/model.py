@@ -13,7 +13,7 @@ seed ``seed0 + s + k * S``), so every set has its own parameters and Q15 view na
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from dbbench.reports.model import ResultStatus, combined_status
 from dbbench.reports.o2c.model import O2CProbe, UsersResult
@@ -96,14 +96,15 @@ def mixed_status(points: list[MixedPoint]) -> ResultStatus:
 
 
 @dataclass
-class MixedResult(UsersResult):
+class MixedResult(
+    UsersResult,
+    schema_name=MIXED_SCHEMA_NAME,
+    schema_version=MIXED_SCHEMA_VERSION,
+    title="dbbench mixed result",
+):
     """A mixed ``run`` (the mixed point and its two baselines) or a ``frontier`` (a grid of
     users x streams, with each users count's o2c-only and each stream count's streams-only
     point)."""
-
-    SCHEMA_NAME: ClassVar[str] = MIXED_SCHEMA_NAME
-    SCHEMA_VERSION: ClassVar[int] = MIXED_SCHEMA_VERSION
-    TITLE: ClassVar[str] = "dbbench mixed result"
 
     kind: Literal["run", "frontier"]
     points: list[MixedPoint] = field(default_factory=list)

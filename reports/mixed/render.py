@@ -10,7 +10,6 @@ import math
 import time
 from typing import Any
 
-from dbbench.reports import escape
 from dbbench.reports.chart import value_axis
 from dbbench.reports.mixed.metrics import (
     UNOFFICIAL,
@@ -20,7 +19,7 @@ from dbbench.reports.mixed.metrics import (
     summarize_mixed,
 )
 from dbbench.reports.mixed.model import MixedResult, mixed_status
-from dbbench.reports.o2c.charts import dot
+from dbbench.reports.o2c.charts import Plot, dot, frame
 from dbbench.reports.tpch.summary import database_label
 
 POINT_HEADER = [
@@ -210,8 +209,8 @@ def summary_dict(r: MixedResult) -> dict[str, Any]:
 
 
 # -- the frontier chart ---------------------------------------------------------------------
-W, H = 640, 300
-L, R, T, B = 70, 30, 24, 44
+#: the frontier chart's size and margins
+FRONTIER = Plot(size=(640, 300), margins=(70, 30, 24, 44))
 
 
 def frontier_svg(s: MixedSummary) -> str:
@@ -231,35 +230,22 @@ def frontier_svg(s: MixedSummary) -> str:
     ya = value_axis(max(d[1] for d in dots) or 1.0)
 
     def px(v: float) -> float:
-        return L + v / (xa.top or 1.0) * (W - L - R)
+        return FRONTIER.x(v, 0, xa.top)
 
     def py(v: float) -> float:
-        return H - B - v / (ya.top or 1.0) * (H - T - B)
+        return FRONTIER.y(v, ya.top)
 
     title = "Analytical against OLTP throughput (the HTAP frontier, unofficial)"
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" role="img" '
-        f'aria-label="{escape.html(title)}" class="mixed-frontier">',
-        f'<text x="{W / 2}" y="14" text-anchor="middle" font-size="12">{escape.html(title)}</text>',
-        f'<line x1="{L}" y1="{H - B}" x2="{W - R}" y2="{H - B}" stroke="black"/>',
-        f'<line x1="{L}" y1="{T}" x2="{L}" y2="{H - B}" stroke="black"/>',
-    ]
-    for t in ya.ticks:
-        out.append(
-            f'<text x="{L - 6}" y="{py(t) + 4:.1f}" text-anchor="end" font-size="10">'
-            f"{t:,.10g}</text>"
-        )
-    for t in xa.ticks:
-        out.append(
-            f'<text x="{px(t):.1f}" y="{H - B + 14}" text-anchor="middle" font-size="10">'
-            f"{t:,.10g}</text>"
-        )
-    out.append(
-        f'<text x="{W / 2}" y="{H - 8}" text-anchor="middle" font-size="11">dialog steps/h</text>'
-    )
-    out.append(
-        f'<text x="14" y="{H / 2}" font-size="11" transform="rotate(-90 14 {H / 2})" '
-        'text-anchor="middle">query sets/h</text>'
+    out = frame(
+        title,
+        "dialog steps/h",
+        "query sets/h",
+        xa.top,
+        ya.top,
+        ya.ticks,
+        plot=FRONTIER,
+        xticks=xa.ticks,
+        css="mixed-frontier",
     )
     line: list[FrontierPoint] = sorted(s.frontier, key=lambda f: f.steps_per_hour)
     if len(line) > 1:

@@ -120,6 +120,24 @@ class ResultEnvelope:
     #: JSON layout of the file: indented (readable) or compact (large columnar payloads)
     COMPACT: ClassVar[bool] = False
 
+    def __init_subclass__(
+        cls,
+        *,
+        schema_name: str | None = None,
+        schema_version: int | None = None,
+        title: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """A family declares its schema name, version and title in its class statement:
+        ``class X(ResultEnvelope, schema_name=..., schema_version=..., title=...)``."""
+        super().__init_subclass__(**kwargs)
+        if schema_name is not None:
+            cls.SCHEMA_NAME = schema_name
+        if schema_version is not None:
+            cls.SCHEMA_VERSION = schema_version
+        if title is not None:
+            cls.TITLE = title
+
     schema: str
     schema_version: int
     kit_version: str

@@ -10,58 +10,86 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from markupsafe import escape
 
-from dbbench.reports.chart import value_axis
+from dbbench.reports.chart import svg_text, value_axis
 from dbbench.reports.escape import html as html_text
 from dbbench.reports.o2c.model import O2CProbe
 
-W, H = 640, 260
-L, R, T, B = 56, 56, 16, 40  # margins
+
+@dataclass(frozen=True)
+class Plot:
+    """A chart's size (width, height) and margins (left, right, top, bottom), in SVG units:
+    the o2c charts' and the mixed frontier's."""
+
+    size: tuple[int, int] = (640, 260)
+    margins: tuple[int, int, int, int] = (56, 56, 16, 40)
+
+    def x(self, v: float, lo: float, hi: float) -> float:
+        left, right, _, _ = self.margins
+        return left + (v - lo) / ((hi - lo) or 1.0) * (self.size[0] - left - right)
+
+    def y(self, v: float, top: float) -> float:
+        _, _, pad, bottom = self.margins
+        return self.size[1] - bottom - v / (top or 1.0) * (self.size[1] - pad - bottom)
+
+
+O2C_PLOT = Plot()
+W, H = O2C_PLOT.size
+L, R, T, B = O2C_PLOT.margins
 
 
 def _x(v: float, lo: float, hi: float) -> float:
-    return L + (v - lo) / ((hi - lo) or 1.0) * (W - L - R)
+    return O2C_PLOT.x(v, lo, hi)
 
 
 def _y(v: float, top: float) -> float:
-    return H - B - v / (top or 1.0) * (H - T - B)
+    return O2C_PLOT.y(v, top)
 
 
 def _fmt(v: float) -> str:
-    return f"{v:g}" if v >= 1 or v == 0 else f"{v:.3g}"
+    return f"{v:,.10g}" if v >= 1 or v == 0 else f"{v:.3g}"  # 20,000, not 2e+04
 
 
-def _frame(
-    title: str, xlabel: str, ylabel: str, xmax: float, ytop: float, ticks: list[float]
+def frame(
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    xmax: float,
+    ytop: float,
+    ticks: Sequence[float],
+    *,
+    plot: Plot = O2C_PLOT,
+    xticks: Sequence[float] | None = None,
+    css: str = "o2c-chart",
 ) -> list[str]:
+    """A chart's opening: the title, both axes with their grid, ticks and labels (x from 0 to
+    ``xmax``, ticks ``xticks`` or round ones; y from 0 to ``ytop``, ticks ``ticks``)."""
+    (w, h), (left, right, top, pad) = plot.size, plot.margins
+    bottom = h - pad
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" role="img" '
-        f'aria-label="{escape(title)}" class="o2c-chart">',
-        f'<text x="{W / 2}" y="12" text-anchor="middle" font-size="12">{escape(title)}</text>',
-        f'<line x1="{L}" y1="{H - B}" x2="{W - R}" y2="{H - B}" stroke="black"/>',
-        f'<line x1="{L}" y1="{T}" x2="{L}" y2="{H - B}" stroke="black"/>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" role="img" '
+        f'aria-label="{escape(title)}" class="{escape(css)}">',
+        svg_text(w / 2, 12, title, text_anchor="middle", font_size=12),
+        f'<line x1="{left}" y1="{bottom}" x2="{w - right}" y2="{bottom}" stroke="black"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="black"/>',
     ]
     for t in ticks:
-        y = _y(t, ytop)
-        out.append(f'<line x1="{L - 4}" y1="{y:.1f}" x2="{W - R}" y2="{y:.1f}" stroke="#ddd"/>')
+        y = plot.y(t, ytop)
         out.append(
-            f'<text x="{L - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="10">{_fmt(t)}</text>'
+            f'<line x1="{left - 4}" y1="{y:.1f}" x2="{w - right}" y2="{y:.1f}" stroke="#ddd"/>'
         )
-    for v in x_ticks(xmax):  # round values, each inside the plot
-        x = _x(v, 0, xmax)
+        out.append(svg_text(left - 6, y + 4, _fmt(t), text_anchor="end", font_size=10))
+    for v in x_ticks(xmax) if xticks is None else xticks:  # round values, inside the plot
+        tick = f"{v:,.10g}"
         out.append(
-            f'<text x="{x:.1f}" y="{H - B + 14}" text-anchor="middle" font-size="10">'
-            f"{v:,.10g}</text>"
+            svg_text(plot.x(v, 0, xmax), bottom + 14, tick, text_anchor="middle", font_size=10)
         )
-    out.append(
-        f'<text x="{W / 2}" y="{H - 6}" text-anchor="middle" font-size="11">{escape(xlabel)}</text>'
-    )
-    out.append(
-        f'<text x="12" y="{H / 2}" font-size="11" transform="rotate(-90 12 {H / 2})" '
-        f'text-anchor="middle">{escape(ylabel)}</text>'
-    )
+    out.append(svg_text(w / 2, h - 6, xlabel, text_anchor="middle", font_size=11))
+    turn = f"rotate(-90 12 {h / 2})"
+    out.append(svg_text(12, h / 2, ylabel, font_size=11, transform=turn, text_anchor="middle"))
     return out
 
 
@@ -94,7 +122,7 @@ def timeline_svg(
     xmax = max(probe.end, 1e-3)
     top_tp = max((v for _, v in throughput), default=1.0) or 1.0
     axis = value_axis(top_tp)
-    out = _frame(
+    out = frame(
         "Throughput and users over time",
         "seconds since start",
         "dialog steps/s",
@@ -116,10 +144,8 @@ def timeline_svg(
     steps = [(0.0, 0.0)] + [(t, (i + 1) * axis.top / users) for i, t in enumerate(logons)]
     steps.append((xmax, len(logons) * axis.top / users))
     out.append(_polyline(steps, xmax, axis.top, 'stroke="#555" stroke-dasharray="4 3"'))
-    out.append(
-        f'<text x="{W - R - 4}" y="{_y(axis.top, axis.top) + 12:.1f}" font-size="10" '
-        f'text-anchor="end">{users:,} users</text>'
-    )
+    at = _y(axis.top, axis.top) + 12
+    out.append(svg_text(W - R - 4, at, f"{users:,} users", font_size=10, text_anchor="end"))
     out.append("</svg>")
     return "\n".join(out)
 
@@ -135,7 +161,7 @@ def histogram_svg(rts: list[float], limit: float) -> str:
     for x in v:
         counts[min(n - 1, int(x / hi * n))] += 1
     axis = value_axis(max(counts) or 1)
-    out = _frame(
+    out = frame(
         "Dialog response time distribution (steady state)",
         "response time, s",
         "dialog steps",
@@ -179,7 +205,7 @@ def search_svg(
     finite = [p[1] for p in pts if not math.isnan(p[1])]
     finite += [v for line in extra.values() for _, v in line]
     axis = value_axis(max([limit, *finite]))
-    out = _frame(
+    out = frame(
         "Dialog response time (avg; p90, p99 dashed) against users",
         "users",
         "dialog RT, s",
@@ -192,10 +218,7 @@ def search_svg(
         f'<line x1="{L}" y1="{yl:.1f}" x2="{W - R}" y2="{yl:.1f}" stroke="red" '
         'stroke-dasharray="6 3"/>'
     )
-    out.append(
-        f'<text x="{W - R - 4}" y="{yl - 4:.1f}" font-size="10" fill="red" '
-        'text-anchor="end">limit</text>'
-    )
+    out.append(svg_text(W - R - 4, yl - 4, "limit", font_size=10, fill="red", text_anchor="end"))
     out.append(
         _polyline([(u, r) for u, r, _ in pts if not math.isnan(r)], xmax, axis.top, 'stroke="#999"')
     )
@@ -204,10 +227,8 @@ def search_svg(
         out.append(_polyline(line, xmax, axis.top, f'stroke="#555" stroke-dasharray="{dash}"'))
         if line:
             u, v = line[-1]
-            out.append(
-                f'<text x="{_x(u, 0, xmax) - 6:.1f}" y="{_y(v, axis.top) - 4:.1f}" '
-                f'font-size="9" text-anchor="end">{name}</text>'
-            )
+            at_x, at_y = _x(u, 0, xmax) - 6, _y(v, axis.top) - 4
+            out.append(svg_text(at_x, at_y, name, font_size=9, text_anchor="end"))
     for u, r, ok in pts:
         if math.isnan(r):
             continue

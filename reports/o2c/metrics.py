@@ -13,10 +13,14 @@ driver kept its users' schedule.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 from dbbench.reports.o2c.model import O2CProbe, O2CResult
-from dbbench.reports.o2c.series import throughput_series
+from dbbench.reports.o2c.series import step_arrays, throughput_series, total
 
 STEPS_PER_LOOP = 15
 LINES_PER_ORDER = 5
@@ -133,12 +137,12 @@ def implied_think(users: float, steps_per_hour: float, rt: float) -> float:
     return users * 3600.0 / steps_per_hour - rt
 
 
-def percentile(sorted_values: list[float], p: float) -> float:
-    """Nearest-rank percentile (p in 0..100) of an ascending list; NaN when empty."""
-    if not sorted_values:
+def percentile(sorted_values: Sequence[float] | Any, p: float) -> float:
+    """Nearest-rank percentile (p in 0..100) of an ascending list or array; NaN when empty."""
+    if not len(sorted_values):
         return math.nan
     rank = max(1, math.ceil(p / 100.0 * len(sorted_values)))
-    return sorted_values[min(rank, len(sorted_values)) - 1]
+    return float(sorted_values[min(rank, len(sorted_values)) - 1])
 
 
 @dataclass
@@ -155,12 +159,17 @@ class RtStats:
     max: float
 
     @classmethod
-    def of(cls, values: list[float]) -> RtStats:
-        if not values:
+    def of(cls, values: Sequence[float] | Any, ascending: bool = False) -> RtStats:
+        """The stats of ``values`` (a list or a numpy array; ``ascending``: sorted already;
+        the average is the sum of the ascending values in order, as
+        ``sum(sorted(values))`` makes it)."""
+        v = np.asarray(values, dtype=np.float64)
+        if not ascending:
+            v = np.sort(v)
+        if not len(v):
             return cls(0, math.nan, math.nan, math.nan, math.nan, math.nan, math.nan)
-        v = sorted(values)
         p50, p90, p95, p99 = (percentile(v, p) for p in (50, 90, 95, 99))
-        return cls(len(v), sum(v) / len(v), p50, p90, p95, p99, v[-1])
+        return cls(len(v), total(v) / len(v), p50, p90, p95, p99, float(v[-1]))
 
 
 @dataclass
@@ -197,6 +206,8 @@ class ProbeSummary:
     #: the driver processes that drove the probe, and each one's CPUs used in the window
     driver_processes: int = 1
     driver_busy_by_process: tuple[float, ...] = ()
+    driver_processes_chosen: str = ""  # ``--driver-processes auto``: how many and why
+    driver_agents: tuple[str, ...] = ()  # agents on other hosts: each one's clock offset
     driver_lag_p99: float | None = None
     driver_lag_max: float | None = None
     #: database time of the window's steps / (work processes x window): near 1, the pool
@@ -227,8 +238,8 @@ def measured_end(probe: O2CProbe) -> float:
     w1 = probe.window_end
     if probe.status == "complete":
         return w1
-    s = probe.steps
-    last = max((s.due[i] + s.wait[i] + s.db[i] for i in range(len(s.step))), default=0.0)
+    a = step_arrays(probe.steps)
+    last = float(np.max(a.due + a.wait + a.db)) if len(a.step) else 0.0
     return max(probe.window_start, min(w1, last))
 
 
@@ -237,33 +248,22 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
     is a rate over the window as really measured (:func:`measured_end`)."""
     limits = rt_limit if isinstance(rt_limit, Limits) else Limits(rt_limit)
     rt_limit = limits.avg
-    s = probe.steps
+    a = step_arrays(probe.steps)
     w0, w1 = probe.window_start, measured_end(probe)
     window = max(w1 - w0, 1e-9)
-    rts: list[float] = []
-    ends: list[float] = []
-    waits: list[float] = []
-    dbs: list[float] = []
-    by_step: dict[int, list[float]] = {}
-    errors = 0
-    for i in range(len(s.step)):
-        if not s.ok[i]:
-            errors += 1
-            continue
-        step = s.step[i]
-        rt = s.wait[i] + s.db[i]
-        end = s.due[i] + rt
-        if step == 0 or not (w0 <= end <= w1):
-            continue
-        rts.append(rt)
-        ends.append(end)
-        waits.append(s.wait[i])
-        dbs.append(s.db[i])
-        by_step.setdefault(step, []).append(rt)
+    done = a.ok != 0
+    errors = int(np.count_nonzero(~done))
+    rt_all = a.wait + a.db
+    end_all = a.due + rt_all
+    measured = done & (a.step != 0) & (end_all >= w0) & (end_all <= w1)
+    rts, ends = rt_all[measured], end_all[measured]
+    waits, dbs = a.wait[measured], a.db[measured]
+    by_step = _by_step(a.step[measured], rts)  # each step's response times, ascending
     n = len(rts)
-    counts = {k: len(by_step.get(k, [])) for k in range(1, STEPS_PER_LOOP + 1)}
-    avg = sum(rts) / n if n else math.nan
+    counts = {k: len(by_step.get(k, ())) for k in range(1, STEPS_PER_LOOP + 1)}
+    avg = total(rts) / n if n else math.nan
     sph = n * 3600.0 / window
+    overall = RtStats.of(_of_steps(by_step, sorted(by_step)), ascending=True)
     reasons: list[str] = []
     if probe.status != "complete":
         reasons.append(f"the run is {probe.status}")
@@ -272,7 +272,7 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
     if not n:
         reasons.append("no dialog step completed in the steady-state window")
     else:
-        reasons += _limit_reasons(limits, RtStats.of(rts), by_step)
+        reasons += _limit_reasons(limits, overall, by_step)  # (per transaction: ascending)
         reasons += mix_reasons(counts)
         reasons += steady_reasons(ends, rts, (w0 + w1) / 2, limits.avg)
     z = implied_think(probe.users, sph, avg) if n else math.nan
@@ -289,8 +289,8 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
             f"short window, not SD-like: {window:.0f} s measured, the SAP SD benchmark "
             f"requires at least {SD_WINDOW / 60:.0f} minutes of high load"
         )
-    avg_wait = sum(waits) / n if n else math.nan
-    avg_db = sum(dbs) / n if n else math.nan
+    avg_wait = total(waits) / n if n else math.nan
+    avg_db = total(dbs) / n if n else math.nan
     lag = probe.driver_lag_p50 or 0.0
     pool_wait = max(0.0, avg_wait - lag) if n else math.nan
     bottleneck = ""
@@ -341,7 +341,7 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
                 + " (other work on this host): the figures may be disturbed"
             )
     per_tx = {
-        t: RtStats.of([v for st in steps for v in by_step.get(st, [])])
+        t: RtStats.of(_of_steps(by_step, steps), ascending=True)
         for t, steps in TRANSACTION_STEPS.items()
     }
     cpu = probe.driver_cpu_seconds
@@ -366,21 +366,23 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
         passed=not reasons,
         reasons=reasons,
         warnings=warnings,
-        overall=RtStats.of(rts),
-        per_step={k: RtStats.of(v) for k, v in sorted(by_step.items())},
+        overall=overall,
+        per_step={k: RtStats.of(v, ascending=True) for k, v in sorted(by_step.items())},
         per_transaction=per_tx,
-        throughput=throughput_series(probe, bucket or max(1.0, round(probe.end / 60.0))),
+        throughput=throughput_series(probe, bucket or max(1.0, round(probe.end / 60.0)), a),
         driver_cpu_ms_per_step=(cpu * 1000.0 / n) if cpu is not None and n else None,
         host_cpu_busy=probe.host_cpu_busy,
         server_cpu_busy=server_busy,
         driver_cpu_busy=driver_busy,
         driver_lag_p50=probe.driver_lag_p50,
         driver_processes=probe.driver_processes,
+        driver_processes_chosen=probe.driver_processes_chosen,
+        driver_agents=tuple(probe.driver_agents),
         driver_busy_by_process=tuple(c / window for c in probe.driver_cpu_by_process if window > 0),
         driver_lag_p99=probe.driver_lag_p99,
         driver_lag_max=probe.driver_lag_max,
         pool_utilisation=(
-            sum(dbs) / (probe.work_processes * window)
+            total(dbs) / (probe.work_processes * window)
             if n and probe.work_processes > 0
             else math.nan
         ),
@@ -396,7 +398,33 @@ def summarize(probe: O2CProbe, rt_limit: float | Limits, bucket: float = 0.0) ->
     )
 
 
-def _limit_reasons(limits: Limits, overall: RtStats, by_step: dict[int, list[float]]) -> list[str]:
+def _by_step(steps: Any, rts: Any) -> dict[int, Any]:
+    """The response times ``rts`` of each step number in ``steps`` (arrays of one length),
+    each step's ascending, by step number ascending."""
+    if not len(steps):
+        return {}
+    # step numbers are 0..99 (checked on read): a stable sort of 16-bit keys is a radix sort
+    order = np.argsort(steps.astype(np.int16), kind="stable")
+    grouped = rts[order]
+    found: dict[int, Any] = {}
+    start = 0
+    for k, count in enumerate(np.bincount(steps).tolist()):
+        if count:
+            found[k] = np.sort(grouped[start : start + count])
+            start += count
+    return found
+
+
+def _of_steps(by_step: dict[int, Any], steps: Sequence[int]) -> Any:
+    """The response times of ``steps`` (each ascending in ``by_step``), ascending: the
+    runs merged (a stable sort of sorted runs merges them)."""
+    parts = [by_step[st] for st in steps if st in by_step]
+    if len(parts) == 1:
+        return parts[0]
+    return np.sort(np.concatenate(parts), kind="stable") if parts else np.zeros(0)
+
+
+def _limit_reasons(limits: Limits, overall: RtStats, by_step: dict[int, Any]) -> list[str]:
     """Why the window's response times break ``limits`` (empty: they meet them)."""
     found = []
     if overall.avg > limits.avg:
@@ -409,8 +437,8 @@ def _limit_reasons(limits: Limits, overall: RtStats, by_step: dict[int, list[flo
                 f"{name} dialog response time {value:.3f} s is above the limit {limit:g} s"
             )
     for tx, limit in limits.per_transaction.items():
-        values = [v for st in TRANSACTION_STEPS.get(tx, ()) for v in by_step.get(st, [])]
-        if values and (tx_avg := sum(values) / len(values)) > limit:
+        values = _of_steps(by_step, TRANSACTION_STEPS.get(tx, ()))  # ascending
+        if len(values) and (tx_avg := total(values) / len(values)) > limit:
             found.append(
                 f"{tx} average response time {tx_avg:.3f} s is above its limit {limit:g} s"
             )
@@ -458,18 +486,23 @@ def _verdict_may_change(passed: bool, avg_rt: float, limit: float) -> bool:
     return not passed or avg_rt >= POOL_MATTERS * limit
 
 
-def steady_reasons(ends: list[float], rts: list[float], middle: float, limit: float) -> list[str]:
+def steady_reasons(
+    ends: Sequence[float] | Any, rts: Sequence[float] | Any, middle: float, limit: float
+) -> list[str]:
     """Why the window was not steady (empty: it was): the average response time of the
     steps completed after ``middle`` (the window's middle) rose above the first half's by
     more than :data:`STEADY_RISE` of the average ``limit`` and more than
     :data:`STEADY_RATIO` times. Below that the halves differ by chance (a checkpoint, a
     busy second); above it the queues grew through the window, so its average understates
     what the same load gives over a longer one."""
-    first = [rt for end, rt in zip(ends, rts, strict=True) if end < middle]
-    second = [rt for end, rt in zip(ends, rts, strict=True) if end >= middle]
-    if not first or not second:
+    end_of, rt_of = np.asarray(ends, dtype=np.float64), np.asarray(rts, dtype=np.float64)
+    if len(end_of) != len(rt_of):
+        raise ValueError("steady_reasons: ends and rts differ in length")
+    early = end_of < middle
+    first, second = rt_of[early], rt_of[~early]
+    if not len(first) or not len(second):
         return []
-    a, b = sum(first) / len(first), sum(second) / len(second)
+    a, b = total(first) / len(first), total(second) / len(second)
     if b - a <= STEADY_RISE * limit or b <= STEADY_RATIO * a:
         return []
     return [

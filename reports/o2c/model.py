@@ -25,7 +25,12 @@ from dbbench.reports.model import (
 
 # -- o2c: the SD-like order-to-cash dialog workload (a result family of its own) ---------------
 O2C_SCHEMA_NAME = "dbbench-o2c-result"
-O2C_SCHEMA_VERSION = 2  # 2: ``status`` (derived from the probes; version 1 files lack it)
+#: 2: ``status`` (derived from the probes; version 1 files lack it); 3: the steps of a large
+#: result in a Parquet file beside the JSON (``steps_file``; version 2 files hold them inline)
+O2C_SCHEMA_VERSION = 3
+#: a result of at least this many steps keeps them in a Parquet file beside its JSON (a smaller
+#: one stays one self-contained file); :meth:`O2CResult.write` takes ``columnar`` to choose
+COLUMNAR_MIN_STEPS = 100_000
 
 
 @dataclass
@@ -53,9 +58,20 @@ class O2CSteps:
         columns = (self.step, self.user, self.due, self.wait, self.db, self.ok)
         if len({len(c) for c in columns}) > 1:
             raise ValueError(f"{where}: the columns differ in length")
-        if any(v < 0 for v in self.wait) or any(v < 0 for v in self.db):
+        kept = kept_arrays(self)
+        if kept is not None:  # the columns a steps file gave: checked as arrays
+            step, user, _, wait, db, _ = kept
+            if len(step) and (min(wait.min(), db.min()) < 0):
+                raise ValueError(f"{where}: a negative step time")
+            if len(step) and (user.min() < 0 or step.min() < 0 or step.max() > 99):
+                raise ValueError(f"{where}: a negative user or an unknown step")
+            return
+        # min/max over a whole column (in C), not a generator over millions of steps
+        if min(self.wait, default=0) < 0 or min(self.db, default=0) < 0:
             raise ValueError(f"{where}: a negative step time")
-        if any(v < 0 for v in self.user) or any(not 0 <= v <= 99 for v in self.step):
+        if min(self.user, default=0) < 0 or not 0 <= min(self.step, default=0) <= 99:
+            raise ValueError(f"{where}: a negative user or an unknown step")
+        if max(self.step, default=0) > 99:
             raise ValueError(f"{where}: a negative user or an unknown step")
 
 
@@ -100,15 +116,43 @@ class O2CProbe:
     #: ``i % N``) and the CPU seconds each used during the window
     driver_processes: int = 1
     driver_cpu_by_process: list[float] = field(default_factory=list)
+    #: ``--driver-processes auto``: how many it took for the probe and why (one line)
+    driver_processes_chosen: str = ""
+    #: the driver agents on other hosts that drove shares of the probe: address, which
+    #: driver process it was, its clock offset (corrected) and the round trip it was
+    #: measured in
+    driver_agents: list[str] = field(default_factory=list)
+    #: the probe's rows in the result's steps file (:class:`O2CStepsFile`, the probes' rows
+    #: one after another in probe order); None: its steps are inline (``steps``)
+    steps_rows: int | None = None
 
     def complete_steps(self, folder: Path) -> None:
         """Read the steps from the journal file in ``folder`` when the probe has none (a
         driver that died before writing them left them there); a journal that is a symbolic
         link is not followed."""
-        if self.steps_journal and not self.steps.step:
+        if self.steps_journal and not self.steps.step and not self.steps_rows:
             journal = folder / Path(self.steps_journal).name
             if journal.is_file() and not journal.is_symlink():
                 self.steps = _read_journal(journal)
+
+
+@dataclass
+class O2CStepsFile:
+    """The Parquet file beside a result that holds its probes' steps (schema version 3).
+
+    ``name`` is a file name in the result's folder (``<stem>.steps-<hash>.parquet``);
+    ``sha256`` the digest of its bytes, so the result's content hash covers every step
+    through it (a file that does not hash to it is refused on read, and so by ``verify``);
+    ``rows`` the steps of all probes. Its columns (:data:`STEPS_FILE_COLUMNS`): ``step``,
+    ``user``, ``ok`` as integers; ``due``, ``wait``, ``db`` as integer microseconds
+    (``due_us``...) when every value is a whole number of microseconds (as the simulator
+    records them: exact both ways), else as doubles under their own names.
+    """
+
+    name: str
+    sha256: str
+    rows: int
+    format: Literal["parquet"] = "parquet"
 
 
 def o2c_status(probes: list[O2CProbe]) -> ResultStatus:
@@ -179,14 +223,15 @@ U = TypeVar("U", bound=UsersResult)
 
 
 @dataclass
-class O2CResult(UsersResult):
+class O2CResult(
+    UsersResult,
+    schema_name=O2C_SCHEMA_NAME,
+    schema_version=O2C_SCHEMA_VERSION,
+    title="dbbench o2c result",
+):
     """An o2c ``run`` (one probe), ``search`` (every probe it made), ``scale`` (a scaling
     study: one probe per user count of a series) or ``nodes`` (an SD-Parallel-style node
     study: per cluster size, the run at the user count its search found)."""
-
-    SCHEMA_NAME: ClassVar[str] = O2C_SCHEMA_NAME
-    SCHEMA_VERSION: ClassVar[int] = O2C_SCHEMA_VERSION
-    TITLE: ClassVar[str] = "dbbench o2c result"
 
     kind: Literal["run", "search", "scale", "nodes"]
     probes: list[O2CProbe] = field(default_factory=list)
@@ -194,6 +239,8 @@ class O2CResult(UsersResult):
     config: dict[str, Any] = field(default_factory=dict)
     #: derived from the probes whenever the result is written (:func:`o2c_status`)
     status: ResultStatus = "partial"
+    #: the file beside the JSON holding the steps (version 3; None: inline in each probe)
+    steps_file: O2CStepsFile | None = None
 
     def parts_status(self) -> ResultStatus:
         return o2c_status(self.probes)
@@ -213,9 +260,60 @@ class O2CResult(UsersResult):
                 raise ValueError(f"{where}: window_end is before window_start")
             p.steps.check(f"{where}.steps")
 
+    def to_dict(self) -> dict[str, Any]:
+        """The document; with a steps file, without the probes' steps (they are in it)."""
+        if self.steps_file is None:
+            return super().to_dict()
+        held = [p.steps for p in self.probes]
+        try:
+            for p in self.probes:
+                p.steps = O2CSteps()
+            data = super().to_dict()
+        finally:
+            for p, steps in zip(self.probes, held, strict=True):
+                p.steps = steps
+        for probe in data["probes"]:
+            del probe["steps"]
+        return data
+
+    def write(self, path: Path, columnar: bool | None = None) -> None:
+        """Write atomically; the steps in a Parquet file beside ``path`` when ``columnar``
+        (None: when there are :data:`COLUMNAR_MIN_STEPS` or more). The steps file is written
+        first under a name of its own content, then the JSON naming it, then a steps file
+        an earlier write of ``path`` left is removed: a reader (or a kill) at any moment
+        finds the JSON and the steps it names."""
+        total = sum(len(p.steps.step) for p in self.probes)
+        if columnar is None:
+            columnar = total >= COLUMNAR_MIN_STEPS
+        if not columnar:
+            self.steps_file = None
+            for p in self.probes:
+                p.steps_rows = None
+            super().write(path)
+            _remove_steps_files(path, keep=None)
+            return
+        self.steps_file = write_steps_file(path, self.probes)
+        for p in self.probes:
+            p.steps_rows = len(p.steps.step)
+        super().write(path)
+        _remove_steps_files(path, keep=self.steps_file.name)
+
+    def side_files(self) -> list[str]:
+        """The names of the files beside the JSON that are part of the result (a copy of
+        the result, such as a site's, copies them too)."""
+        return [self.steps_file.name] if self.steps_file is not None else []
+
+    def complete_steps(self, folder: Path) -> None:
+        """The probes' steps from the steps file in ``folder`` (version 3), then from a
+        journal where a probe still has none (:meth:`UsersResult.complete_steps`)."""
+        if self.steps_file is not None:
+            read_steps_file(folder, self.steps_file, self.probes)
+        super().complete_steps(folder)
+
     @classmethod
     def upgrade_data(cls, data: dict[str, Any]) -> dict[str, Any]:
-        """Version 1 -> 2: ``status`` added, derived from the probes' statuses."""
+        """Version 1 -> 2: ``status`` added, derived from the probes' statuses; 2 -> 3:
+        nothing (a version 2 file holds its steps inline, as 3 may)."""
         data = dict(data)
         if data.get("schema_version") == 1:
             probes = data.get("probes")
@@ -226,6 +324,8 @@ class O2CResult(UsersResult):
             )
             data["status"] = combined_status(statuses)
             data["schema_version"] = 2
+        if data.get("schema_version") == 2:
+            data["schema_version"] = 3
         return data
 
 
@@ -252,3 +352,181 @@ def _read_journal(path: Path) -> O2CSteps:
         steps.db.append(row[4])
         steps.ok.append(row[5])
     return steps
+
+
+# -- the steps file (schema version 3) -----------------------------------------------------
+#: the steps file's columns: integers as they are, times as integer microseconds when exact
+STEPS_FILE_COLUMNS = ("step", "user", "due", "wait", "db", "ok")
+_INTEGER_COLUMNS = {"step": "int8", "user": "int32", "ok": "int8"}
+_TIME_COLUMNS = ("due", "wait", "db")
+#: a time column stored as microseconds is named so
+MICROS = "_us"
+
+
+def steps_file_name(path: Path, digest: str) -> str:
+    """The steps file of the result at ``path`` whose bytes hash to ``digest``."""
+    return f"{path.stem}.steps-{digest[:16]}.parquet"
+
+
+def steps_table_bytes(probes: list[O2CProbe]) -> bytes:
+    """The Parquet bytes of every probe's steps, the probes' rows one after another."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def joined(name: str, dtype: str) -> Any:
+        parts = [np.asarray(getattr(p.steps, name), dtype=dtype) for p in probes]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+    columns: dict[str, Any] = {}
+    encodings: dict[str, str] = {}
+    for name in STEPS_FILE_COLUMNS:
+        if name in _INTEGER_COLUMNS:
+            columns[name] = joined(name, "int64").astype(_INTEGER_COLUMNS[name])
+            if name == "user":
+                encodings[name] = "DELTA_BINARY_PACKED"
+            continue
+        seconds = joined(name, "float64")
+        micros = np.rint(seconds * 1e6)
+        if np.all(np.abs(micros) < 2**52) and np.array_equal(micros / 1e6, seconds):
+            columns[name + MICROS] = micros.astype("int64")  # exact: read back as micros/1e6
+            encodings[name + MICROS] = "DELTA_BINARY_PACKED"
+        else:
+            columns[name] = seconds
+    # arrays over the numpy buffers (``pa.array`` of an ndarray would import pandas: seconds)
+    arrays = [
+        pa.Array.from_buffers(pa.from_numpy_dtype(v.dtype), len(v), [None, pa.py_buffer(v)])
+        for v in columns.values()
+    ]
+    table = pa.Table.from_arrays(arrays, names=list(columns))
+    sink = pa.BufferOutputStream()
+    pq.write_table(
+        table,
+        sink,
+        compression="zstd",
+        use_dictionary=[n for n in columns if n not in encodings],
+        column_encoding=encodings,
+    )
+    return bytes(sink.getvalue())
+
+
+def write_steps_file(path: Path, probes: list[O2CProbe]) -> O2CStepsFile:
+    """Write every probe's steps beside the result ``path`` (atomically, never through a
+    symbolic link: :mod:`reports.safeio`); what the result records of the file."""
+    import hashlib
+
+    from dbbench.reports import safeio
+
+    data = steps_table_bytes(probes)
+    digest = hashlib.sha256(data).hexdigest()
+    name = steps_file_name(path, digest)
+    safeio.write_bytes(path.with_name(name), data)
+    return O2CStepsFile(name, digest, sum(len(p.steps.step) for p in probes))
+
+
+def _remove_steps_files(path: Path, keep: str | None) -> None:
+    """Remove the steps files an earlier write of the result ``path`` left (not ``keep``)."""
+    for old in path.parent.glob(f"{path.stem}.steps-*.parquet"):
+        if old.name != keep and old.is_file() and not old.is_symlink():
+            old.unlink(missing_ok=True)
+
+
+def read_steps_file(folder: Path, ref: O2CStepsFile, probes: list[O2CProbe]) -> None:
+    """Each probe's steps from the steps file ``ref`` names in ``folder``; ``ValueError``
+    (one line) when it is missing, a symbolic link, does not hash to ``ref.sha256``, or its
+    columns do not make ``ref.rows`` steps split as the probes' ``steps_rows`` say."""
+    import hashlib
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from dbbench.reports import inputs
+
+    name = Path(ref.name).name
+    file = folder / name
+    if name != ref.name or file.is_symlink() or not file.is_file():
+        raise ValueError(f"steps_file: {ref.name} is not a file beside the result")
+    raw = inputs.read_bytes(file, STEPS_FILE_LIMIT, "steps file")
+    if hashlib.sha256(raw).hexdigest() != ref.sha256.lower():
+        raise ValueError(f"steps_file: {ref.name} does not hash to the result's sha256")
+    counts = [p.steps_rows or 0 for p in probes]
+    if sum(counts) != ref.rows:
+        raise ValueError(f"steps_file: the probes' steps_rows make {sum(counts)}, not {ref.rows}")
+    try:  # without the pandas metadata (which would import pandas: seconds)
+        table = pq.ParquetFile(pa.BufferReader(raw)).read(use_pandas_metadata=False)
+    except (pa.ArrowException, OSError) as exc:
+        raise ValueError(f"steps_file: {ref.name} is not a Parquet file ({exc})") from None
+    if table.num_rows != ref.rows:
+        raise ValueError(f"steps_file: {ref.name} holds {table.num_rows} rows, not {ref.rows}")
+
+    def numbers(name: str, integers: bool) -> Any:
+        """A column as int64 or float64 values; refused unless of that kind, without nulls."""
+        column = table.column(name)
+        kind = pa.types.is_integer if integers else pa.types.is_floating
+        if not kind(column.type) or column.null_count:
+            what = "integers" if integers else "numbers"
+            raise ValueError(f"steps_file: column {name} is not of {what} without nulls")
+        width = column.type.bit_width
+        signed = not integers or pa.types.is_signed_integer(column.type)
+        if (integers and width not in (8, 16, 32, 64)) or (not integers and width not in (32, 64)):
+            raise ValueError(f"steps_file: column {name} is of {column.type}")
+        whole = column.combine_chunks()  # (no ``cast``: it would import pyarrow.compute)
+        dtype = np.dtype(f"{'i' if integers and signed else 'u' if integers else 'f'}{width // 8}")
+        values = np.frombuffer(
+            whole.buffers()[1], dtype=dtype, count=len(whole), offset=dtype.itemsize * whole.offset
+        )
+        return values.astype(np.int64 if integers else np.float64)
+
+    arrays: dict[str, Any] = {}
+    for col in STEPS_FILE_COLUMNS:
+        if col in _INTEGER_COLUMNS and col in table.column_names:
+            values = numbers(col, integers=True)
+        elif col + MICROS in table.column_names:
+            values = numbers(col + MICROS, integers=True) / 1e6
+        elif col in table.column_names:
+            values = numbers(col, integers=False)
+            if not np.all(np.isfinite(values)) or np.any(np.abs(values) > MAX_MAGNITUDE):
+                raise ValueError(f"steps_file: column {col} holds a value that is not plausible")
+        else:
+            raise ValueError(f"steps_file: {ref.name} has no column {col}")
+        if col in _INTEGER_COLUMNS and len(values) and np.max(np.abs(values)) > MAX_MAGNITUDE:
+            raise ValueError(f"steps_file: column {col} holds a value that is not plausible")
+        arrays[col] = values
+    start = 0
+    for probe, count in zip(probes, counts, strict=True):
+        end = start + count
+        if count:
+            parts = [arrays[col][start:end] for col in STEPS_FILE_COLUMNS]
+            probe.steps = O2CSteps(*(part.tolist() for part in parts))
+            keep_arrays(probe.steps, parts)
+        start = end
+
+
+#: where :func:`keep_arrays` keeps a steps' numpy columns (an attribute, not a field)
+ARRAYS_ATTRIBUTE = "_arrays"
+
+
+def keep_arrays(steps: O2CSteps, arrays: list[Any]) -> None:
+    """Keep the numpy columns ``steps``' lists were made of (in :data:`STEPS_FILE_COLUMNS`
+    order), for the metrics to use while ``steps`` holds those very lists, of the same
+    lengths (``reports.o2c.series.step_arrays``): a read does not convert millions of
+    numbers to lists and back. Nothing of the kit edits a read result's steps in place."""
+    lists = tuple(getattr(steps, col) for col in STEPS_FILE_COLUMNS)
+    vars(steps)[ARRAYS_ATTRIBUTE] = (lists, tuple(arrays))
+
+
+def kept_arrays(steps: O2CSteps) -> tuple[Any, ...] | None:
+    """The columns :func:`keep_arrays` kept, while ``steps`` holds the lists made of them."""
+    kept = vars(steps).get(ARRAYS_ATTRIBUTE)
+    if kept is None:
+        return None
+    lists, arrays = kept
+    now = tuple(getattr(steps, col) for col in STEPS_FILE_COLUMNS)
+    if any(a is not b or len(a) != len(c) for a, b, c in zip(now, lists, arrays, strict=True)):
+        return None
+    return tuple(arrays)
+
+
+#: the largest steps file read (a billion steps would be about 8 GB)
+STEPS_FILE_LIMIT = 16 * 1024**3

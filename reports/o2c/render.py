@@ -91,11 +91,16 @@ def summary_rows(result: O2CResult, probe: ProbeSummary) -> list[tuple[str, str]
         rows.append(("  the server CPU counts", scope))
     if probe.driver_cpu_busy is not None:
         rows.append(("  of it the dbbench driver", f"{probe.driver_cpu_busy:.0%}"))
-    if probe.driver_processes > 1:
+    if probe.driver_processes > 1 or probe.driver_processes_chosen:
         busy = ", ".join(f"{b:.2f}" for b in probe.driver_busy_by_process) or "not measured"
+        plural = "es" if probe.driver_processes > 1 else ""
         rows.append(
-            (f"  driven by {probe.driver_processes} driver processes", f"CPUs used: {busy}")
+            (f"  driven by {probe.driver_processes} driver process{plural}", f"CPUs used: {busy}")
         )
+    if probe.driver_processes_chosen:
+        rows.append(("  driver processes", probe.driver_processes_chosen))
+    for agent in probe.driver_agents:
+        rows.append(("  driver agent", agent))
     if probe.host_other_busy is not None:
         rows.append(("  of it neither (not attributable)", f"{probe.host_other_busy:.0%}"))
     servers = result.config.get("servers")

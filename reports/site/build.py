@@ -31,7 +31,6 @@ from dbbench.reports.site.collect import Found, Refused, candidates, read_candid
 from dbbench.reports.studies.site import cost_sheets as _cost_sheets
 from dbbench.reports.studies.site import scaling_studies as _scaling
 from dbbench.reports.templating import environment
-from dbbench.reports.tpch.site import published_row
 from dbbench.reports.verify import MANIFEST_SCHEMA, Verdict, verify_loaded
 
 #: the file that says dbbench made a directory (only such a directory is replaced)
@@ -42,8 +41,6 @@ CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' d
 #: a full report (the family's own HTML, inline styles, no script) may style itself only
 REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 ASSETS = ("site.js", "site.css")
-#: the table a published record (a TPC-H result of the TPC's list) is a row of
-PUBLISHED_VIEW = "tpch"
 
 
 def _views() -> list[Family]:
@@ -113,7 +110,7 @@ def _kit() -> str:
 def _report_html(found: Found, checked: Checked) -> str | None:
     """The family's full HTML report, with a policy that forbids any script or fetch
     (``checked``: what verify recomputed, which the family's site report may reuse)."""
-    if found.family is None or "html" not in found.family.formats():
+    if found.record is not None or "html" not in found.family.formats():
         return None
     view = found.family.site_view()
     if view.report is not None:
@@ -416,7 +413,7 @@ def _job(common: Common, job: Job) -> Done:
     done.page = _result_page(rid, row, report is not None, item)
     _put(site / "r" / f"{rid}.html", done.page.encode("utf-8"), same_content=True)
     done.row = row
-    study = item.family.site_view().study if item.family is not None else None
+    study = item.family.site_view().study if item.record is None else None
     if study is not None:
         done.study = study(item.result, row)
         if done.study is not None:
@@ -425,7 +422,7 @@ def _job(common: Common, job: Job) -> Done:
         "id": rid,
         "file": f"r/{rid}{_ext(item)}",
         "source": job.label,
-        "family": item.family.name if item.family else "published",
+        "family": item.family.name if item.record is None else item.record.name,
         "hash": digest,
         "kit_version": row.get("kit", ""),
         "figures": verdict.figures if verdict is not None else {},
@@ -440,10 +437,11 @@ def _without_queries(row: rows.Row) -> rows.Row:
 
 
 def _row(item: Found) -> tuple[rows.Row, Verdict | None]:
-    if item.family is None:  # a published record
+    if item.record is not None:  # a record published elsewhere: a row of its family's view
         text = item.path.read_text(encoding="utf-8", errors="replace")
-        row = published_row(item.result)
-        row.update(table=PUBLISHED_VIEW, hash=content_hash({"published": text}), family="published")
+        row = item.record.row(item.result)
+        table, hashed = item.family.site_view().view, content_hash({item.record.name: text})
+        row.update(table=table, hash=hashed, family=item.record.name)
         return row, None
     verdict = verify_loaded(Verdict(item.path), item.family.name, item.file, item.data, item.result)
     assert verdict.provenance is not None
@@ -454,7 +452,7 @@ def _row(item: Found) -> tuple[rows.Row, Verdict | None]:
 
 
 def _ext(item: Found) -> str:
-    return ".toml" if item.family is None else ".json"
+    return item.record.suffix if item.record is not None else ".json"
 
 
 def _result_files(
@@ -465,7 +463,11 @@ def _result_files(
     if raw is None:
         raw = item.result.to_json().encode("utf-8") if hasattr(item.result, "to_json") else b""
     _put(site / "r" / f"{rid}{_ext(item)}", raw, same_content=True)
-    if not full or item.family is None:  # a published record has no report
+    if item.file is not None and item.record is None:  # files its raw copy names (o2c steps)
+        for side in getattr(item.result, "side_files", list)():
+            data = (item.file.parent / side).read_bytes()
+            _put(site / "r" / side, data, same_content=True)  # named by their content
+    if not full or item.record is not None:  # a published record has no report
         return None
     name = f"{rid}.report.html"
     if reuse is not None:  # the replaced site's file, linked (it is never written again)

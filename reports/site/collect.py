@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.families import family_of
-from dbbench.reports.family import Family
+from dbbench.reports.families import family_of, record_of
+from dbbench.reports.family import Family, RecordKind
 from dbbench.reports.model import JOURNAL_FILE, RESULT_FILE, read_json
-from dbbench.reports.tpch.published import PublishedResult, is_published_record, load_published
 
 #: JSON files dbbench writes that are not results (study indexes, a site's manifest)
 NOT_RESULTS = frozenset({"dbbench-suite", "dbbench-scale", "dbbench-site-manifest"})
@@ -24,10 +23,11 @@ class Found:
 
     path: Path  # as found (a file, or a run directory without result file)
     file: Path | None  # the JSON file (None: rebuilt from a journal)
-    family: Family | None  # None: a published record
+    family: Family
     result: Any
     data: Any  # the parsed file (None for a published record or a journal rebuild)
     note: str | None = None
+    record: RecordKind | None = None  # a record published elsewhere, not a result
 
 
 @dataclass
@@ -47,17 +47,18 @@ def _candidates(path: Path) -> Iterator[Path]:
         if JOURNAL_FILE in files and RESULT_FILE not in files:
             yield here
         for name in sorted(files):
-            if name.endswith(".json") or is_published_record(here / name):
+            if name.endswith(".json") or record_of(here / name) is not None:
                 yield here / name
 
 
 def _read(path: Path) -> Found | Refused | None:
-    if is_published_record(path):
+    if (published := record_of(path)) is not None:
+        family, kind = published
         try:
-            record: PublishedResult = load_published(path)
+            record = kind.load(path)
         except ReportsError as exc:
             return Refused(path, str(exc))
-        return Found(path, path, None, record, None)
+        return Found(path, path, family, record, None, record=kind)
     if path.is_dir():  # a run directory with only its journal
         from dbbench.reports.families import read_result
 

@@ -18,12 +18,14 @@ from typing import Any, Self
 
 from markupsafe import Markup, escape
 
+from dbbench.reports.chart import svg_text
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.loading import load_result
 from dbbench.reports.safeio import write_text
 from dbbench.reports.studies.indexfile import StudyIndex
 from dbbench.reports.templating import environment
 from dbbench.reports.tpch import fair, plan_compare
+from dbbench.reports.tpch.acid import acid_data, acid_part
 from dbbench.reports.tpch.analysis import QUERY_COLUMNS
 from dbbench.reports.tpch.compare import build_landscape, row_from_report
 from dbbench.reports.tpch.costsheet import load_cost_sheet
@@ -287,10 +289,7 @@ def speedup_svg(comparison: Comparison) -> str:
         )
     for qi, q in enumerate(comparison.queries):
         y0 = top + qi * row
-        out.append(
-            f'<text x="{left - 6}" y="{y0 + row / 2 + 4:.1f}" text-anchor="end" class="cat">'
-            f"{escape(q.column)}</text>"
-        )
+        out.append(svg_text(left - 6, y0 + row / 2 + 4, q.column, text_anchor="end", class_="cat"))
         for i, s in enumerate(q.speedups):
             if s is None:
                 continue
@@ -305,12 +304,18 @@ def speedup_svg(comparison: Comparison) -> str:
             )
             if clipped:  # beyond the axis: the bar ends at its edge, its value written there
                 tx, anchor = (x1 - 2, "end") if s > 1 else (x0 + 2, "start")
-                out.append(
-                    f'<text x="{tx:.1f}" y="{y + 6.5:.1f}" text-anchor="{anchor}" '
-                    f'class="clip">{s:,.3g}x</text>'
-                )
+                out.append(svg_text(tx, y + 6.5, f"{s:,.3g}x", text_anchor=anchor, class_="clip"))
     out.append("</svg>")
     return "".join(out)
+
+
+def _measured(c: Comparison) -> list[tuple[str, BenchmarkResult]]:
+    """The entries with a result (their ACID verdicts: :func:`reports.tpch.acid.acid_part`)."""
+    return [(v.label, v.result) for v in c.entries if v.result is not None]
+
+
+def _acid_title(c: Comparison) -> str:
+    return f"SF {c.scale_factor:g}: ACID tests"
 
 
 def render_suite(comparisons: list[Comparison], format: str) -> str:
@@ -326,17 +331,21 @@ def render_suite(comparisons: list[Comparison], format: str) -> str:
                 lines = fair.text_lines(c.fair, markdown=True)
                 text += f"\n## SF {c.scale_factor:g}: over the repetitions\n\n"
                 text += "\n".join(lines) + "\n"
+            acid = acid_part(_measured(c), "md", _acid_title(c))
+            text += f"\n{acid}" if acid else ""
         return text
     if format == "html":
         css = env.get_template("report.css").render()
         charts = [speedup_svg(c) for c in comparisons]
         plans_html = [Markup(plan_compare.render_html(c.plans)) for c in comparisons]
+        acid_html = [Markup(acid_part(_measured(c), "html", _acid_title(c))) for c in comparisons]
         return env.get_template("suite.html.j2").render(
             cs=comparisons,
             charts=charts,
             css=css,
             disclosure=DISCLOSURE,
             plans_html=plans_html,
+            acid_html=acid_html,
             fair_lines=fair.text_lines,
         )
     if format == "json":
@@ -372,6 +381,7 @@ def _plain(c: Comparison) -> dict[str, Any]:
         "warnings": c.warnings,
         "passes": asdict(c.passes) if c.passes else None,
         "plans": [{"engine": g.engine, "labels": g.labels, "rows": g.rows} for g in c.plans],
+        "acid": acid_data(_measured(c)) if _measured(c) else None,
     }
 
 

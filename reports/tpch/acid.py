@@ -11,11 +11,19 @@ the run has).
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from dbbench.reports import renderers
 from dbbench.reports.acid.model import AcidResult
+from dbbench.reports.document import Document, Outcome, Paragraph
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.tpch.model import AcidVerdict, BenchmarkResult
+
+#: what a TPC-H result with no ACID result attached says, in every format and comparison
+NOT_RUN = "ACID: not run (no ACID result attached: dbbench acid, then run or report --acid)"
 
 #: settings that say where the database is, not how the engine runs (the qualification
 #: database is another one than the run's)
@@ -59,6 +67,53 @@ def attach(result: BenchmarkResult, acid: AcidResult, source: str = "") -> None:
         scale_factor=acid.scale_factor,
         source=source,
     )
+
+
+def acid_line(result: BenchmarkResult) -> str:
+    """The run's ACID verdict in one line: the attached result's summary (``ACID: passed
+    (tests ...; failures ...)``, ``ACID: failed: ...``, ``ACID: incomplete (...)``, ``ACID:
+    not supported (...)``), or :data:`NOT_RUN`."""
+    return result.acid.summary if result.acid is not None else NOT_RUN
+
+
+def acid_outcome(result: BenchmarkResult) -> Outcome:
+    """pass only for a passed ACID result; anything else (not run included) fails."""
+    return "pass" if result.acid is not None and result.acid.verdict == "passed" else "fail"
+
+
+#: what the ACID part of a comparison says above its verdicts
+PART_NOTE = (
+    "Each result's ACID tests (clause 3): the ACID result attached to it (dbbench run or "
+    "report --acid), of the same engine and configuration. A result without a passed one is "
+    "not compliant."
+)
+
+
+def acid_document(
+    items: Sequence[tuple[str, BenchmarkResult]], title: str = "ACID tests"
+) -> Document:
+    """The ACID part of a comparison (``compare``, the suite): one verdict per result,
+    ``label: ACID: passed (...)`` / ``failed: ...`` / ``not run (...)`` / ``not supported
+    (...)``, in no format yet (every format's renderer shows every verdict)."""
+    doc = Document(title, name="acid")
+    doc.section("ACID tests of each result", Paragraph(PART_NOTE))
+    for label, result in items:
+        doc.judge(label, acid_line(result), acid_outcome(result))
+    return doc
+
+
+def acid_part(
+    items: Sequence[tuple[str, BenchmarkResult]], fmt: str, title: str = "ACID tests"
+) -> str:
+    """:func:`acid_document` as a part of a comparison in the format called ``fmt``; no
+    results: nothing."""
+    return renderers.render_part(acid_document(items, title), fmt) if items else ""
+
+
+def acid_data(items: Sequence[tuple[str, BenchmarkResult]]) -> dict[str, Any]:
+    """:func:`acid_document` as a JSON comparison's value (the JSON format's document)."""
+    parsed: dict[str, Any] = json.loads(renderers.render_part(acid_document(items), "json"))
+    return parsed
 
 
 def read_acid(path: Path) -> AcidResult:

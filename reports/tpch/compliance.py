@@ -98,9 +98,10 @@ def _problems(result: BenchmarkResult) -> list[Reason]:
 
 
 def _acid(result: BenchmarkResult) -> list[Reason]:
-    """An attached ACID result that did not pass (clause 3). None attached: no reason here
-    yet (see docs/acid.md)."""
-    if result.acid is None or result.acid.verdict == "passed":
+    """Clause 3: no ACID result attached (the tests not run), or one that did not pass."""
+    if result.acid is None:
+        return [reason("acid-not-run")]
+    if result.acid.verdict == "passed":
         return []
     return [reason("acid-not-passed", summary=result.acid.summary)]
 

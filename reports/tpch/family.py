@@ -9,9 +9,10 @@ from typing import Any
 
 from dbbench.reports.document import Document
 from dbbench.reports.errors import ReportsError
-from dbbench.reports.family import CompareContext, Family, RenderOptions
+from dbbench.reports.family import CompareContext, Family, RecordKind, RenderOptions
 from dbbench.reports.model import RESULT_FILE
 from dbbench.reports.tpch import fair, plan_compare
+from dbbench.reports.tpch.acid import acid_data, acid_part
 from dbbench.reports.tpch.compare import Landscape
 from dbbench.reports.tpch.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.tpch.document import tpch_document
@@ -19,10 +20,10 @@ from dbbench.reports.tpch.formats import FORMATS, render_landscape
 from dbbench.reports.tpch.job_report import tpch_job_report
 from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.plan_compare import plan_groups, render_lines
-from dbbench.reports.tpch.published import PublishedResult
+from dbbench.reports.tpch.published import PublishedResult, load_published
 from dbbench.reports.tpch.recovery import recover
 from dbbench.reports.tpch.render_compare import compare_json, landscape_for, render_html
-from dbbench.reports.tpch.site import SITE
+from dbbench.reports.tpch.site import SITE, published_row
 from dbbench.reports.tpch.summary import build_report
 from dbbench.reports.tpch.validation import check_result_data
 from dbbench.reports.tpch.verify import check
@@ -103,14 +104,16 @@ def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareCont
         return ""  # HTML: compare_page
     speedups = _fair(items, landscape)
     if fmt == "json":
-        return compare_json(landscape, speedups)
+        return compare_json(landscape, speedups, acid_data(_local(items)))
     groups = plan_groups(_local(items), context.sources)
     plans = render_lines(groups, fmt == "md") if fmt in ("text", "md") else ""
     rule = "\n".join(fair.text_lines(speedups, fmt == "md")) + "\n" if speedups else ""
+    acid = acid_part(_local(items), fmt)  # each result's ACID verdict (its document)
     return (
         render_landscape(landscape, fmt)
         + (("\n" + rule) if rule else "")
         + (("\n" + plans) if plans else "")
+        + (("\n" + acid) if acid else "")
     )
 
 
@@ -119,7 +122,9 @@ def compare_page(items: list[tuple[str, Any]], context: CompareContext, sections
     plans = plan_compare.render_html(plan_groups(_local(items), context.sources))
     speedups = _fair(items, landscape)
     own = [fair.html(speedups)] if speedups else []
-    return render_html(landscape, [*own, *([plans] if plans else []), *sections])
+    acid = acid_part(_local(items), "html")
+    return render_html(landscape, [*own, *([plans] if plans else []), *([acid] if acid else []),
+                                   *sections])  # fmt: skip
 
 
 def _local(items: list[tuple[str, Any]]) -> list[tuple[str, BenchmarkResult]]:
@@ -145,4 +150,6 @@ FAMILY = Family(
     compare_formats=(*(n for n, f in FORMATS.items() if f.landscape), "json"),
     compare_page=compare_page,
     read=read,
+    #: the TPC's published TPC-H results, as TOML (``examples/published/``)
+    records=RecordKind(name="published", suffix=".toml", load=load_published, row=published_row),
 )

@@ -16,7 +16,6 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import (
     Any,
-    ClassVar,
     Literal,
     get_args,
 )
@@ -329,12 +328,10 @@ class AcidVerdict:
 
 
 @dataclass
-class BenchmarkResult(ResultEnvelope):
+class BenchmarkResult(
+    ResultEnvelope, schema_name=SCHEMA_NAME, schema_version=SCHEMA_VERSION, title="dbbench result"
+):
     """One benchmark: configuration, environment, the load test and the two runs."""
-
-    SCHEMA_NAME: ClassVar[str] = SCHEMA_NAME
-    SCHEMA_VERSION: ClassVar[int] = SCHEMA_VERSION
-    TITLE: ClassVar[str] = "dbbench result"
 
     scale_factor: float
     streams: int

@@ -108,8 +108,3 @@ def parse_published(text: str, name: str = "<published>") -> PublishedResult:
 def load_published(path: Path) -> PublishedResult:
     text = inputs.read_toml_text(path, "published record", ReportsError)
     return parse_published(text, path.name)
-
-
-def is_published_record(path: Path) -> bool:
-    """Published records are TOML; results are JSON files or run directories."""
-    return path.suffix.lower() == ".toml"

@@ -40,6 +40,10 @@ MESSAGES: dict[str, str] = {
     "update-set-reused": "update set(s) {sets} used by more than one refresh pair",
     "problems-recorded": "{count} problem(s) recorded during the run, the first: {first}",
     "acid-not-passed": "the ACID tests did not pass: {summary}",
+    "acid-not-run": (
+        "ACID: not run: no ACID result of this engine and configuration is attached "
+        "(dbbench acid, then dbbench run or report --acid)"
+    ),
     model.NOT_EVALUATED: "not evaluated",
     "v1-text": "{text}",
     "priced-differs": "{what}: the price is not the measured system's",

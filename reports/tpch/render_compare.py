@@ -9,6 +9,7 @@ import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from markupsafe import Markup
 from rich.console import Console
@@ -122,9 +123,12 @@ def unique_labels(labels: Sequence[str]) -> list[str]:
     return out
 
 
-def compare_json(landscape: Landscape, speedups: Fair | None) -> str:
-    """The comparison as JSON: the landscape's rows, warnings and per-query power times, and
-    the one rule's speed-ups with their intervals and verdicts."""
+def compare_json(
+    landscape: Landscape, speedups: Fair | None, acid: dict[str, Any] | None = None
+) -> str:
+    """The comparison as JSON: the landscape's rows, warnings and per-query power times, the
+    one rule's speed-ups with their intervals and verdicts, and ``acid``: each local result's
+    ACID verdict (:func:`reports.tpch.acid.acid_data`)."""
     rows = [
         {
             "label": r.label,
@@ -150,5 +154,6 @@ def compare_json(landscape: Landscape, speedups: Fair | None) -> str:
             for col, cells in landscape.ratios
         },
         "speedups": speedups.plain() if speedups else None,
+        "acid": acid,
     }
     return json.dumps(data, indent=2) + "\n"

@@ -7,6 +7,7 @@ from typing import Any
 
 from dbbench.reports.family import Checked, Row, SitePage, SiteView
 from dbbench.reports.site.rows import framed
+from dbbench.reports.tpch.acid import acid_line
 from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.published import PublishedResult
 from dbbench.reports.tpch.verify import reported_run
@@ -23,6 +24,7 @@ def tpch_row(result: BenchmarkResult, checked: Checked) -> Row:
     cells |= {"streams": result.streams, "price": None, "storage": None, "load": load}
     cells |= {k: checked.figures.get(k) for k in ("qphh", "power", "throughput")}
     cells |= {"compliant": result.compliance.compliant, "published": False, "queries": queries}
+    cells["acid"] = acid_line(result).removeprefix("ACID: ")  # passed (tests ...), not run, ...
     return framed(result, cells)
 
 
@@ -42,6 +44,7 @@ def published_row(record: PublishedResult) -> Row:
         "storage": None,
         "load": None,
         "compliant": True,
+        "acid": "audited by the TPC",
         "status": "published",
         "date": record.availability_date.isoformat() if record.availability_date else "",
         "kit": "",

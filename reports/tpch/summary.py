@@ -13,6 +13,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from dbbench.reports.tpch import metrics, priced
+from dbbench.reports.tpch.acid import acid_line
 from dbbench.reports.tpch.analysis import RunSummary, summarise_run
 from dbbench.reports.tpch.compliance import evaluate, messages
 from dbbench.reports.tpch.costsheet import CostSheet
@@ -168,8 +169,7 @@ def build_report(
     tel = summarise_telemetry(clean)
     if tel is not None and tel.busy:  # noise of other work: the timings are suspect
         notes = [f"HOST BUSY: {b}" for b in tel.busy] + notes
-    if clean.acid is not None:
-        notes.insert(0, clean.acid.summary)
+    notes.insert(0, acid_line(clean))  # "ACID: not run (...)" when none is attached
     if cost_sheet is None:
         notes.append("no cost sheet given: price, $/QphH and storage ratio are not reported")
     texts = read_texts(result, source)

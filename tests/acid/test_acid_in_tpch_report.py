@@ -45,7 +45,7 @@ def _written(tmp_path: Path, result: BenchmarkResult | AcidResult, name: str) ->
 
 
 def test_a_passed_acid_result_shows_in_every_format(tmp_path: Path) -> None:
-    result = make_result()
+    result = make_result(acid=None)
     attach(result, _acid({}), "acid/result.json")
     for fmt in ("text", "md", "html"):
         assert "ACID: passed (tests atomicity-commit" in render(result, fmt), fmt
@@ -56,12 +56,12 @@ def test_a_passed_acid_result_shows_in_every_format(tmp_path: Path) -> None:
 
 
 def test_a_failed_or_incomplete_one_makes_the_run_not_compliant(tmp_path: Path) -> None:
-    failed = make_result()
+    failed = make_result(acid=None)
     attach(failed, _acid({"isolation-3": "failed"}))
     text = render(failed, "text")
     assert "ACID: failed: isolation-3: broken at txn2" in text
     assert "non-compliant: the ACID tests did not pass: ACID: failed" in text
-    incomplete = make_result()
+    incomplete = make_result(acid=None)
     attach(incomplete, _acid({"durability": "absent"}))
     md = render(incomplete, "md")
     assert "ACID: incomplete (passed atomicity-commit" in md and "not run: durability" in md
@@ -71,7 +71,7 @@ def test_a_failed_or_incomplete_one_makes_the_run_not_compliant(tmp_path: Path) 
 def test_report_acid_on_the_command_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    run = _written(tmp_path, make_result(), "run")
+    run = _written(tmp_path, make_result(acid=None), "run")
     acid = _written(tmp_path, _acid({}), "acid")
     assert main(["report", str(run.parent), "--acid", str(acid), "-f", "md"]) == 0
     assert "ACID: passed" in capsys.readouterr().out

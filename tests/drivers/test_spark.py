@@ -4,7 +4,9 @@ One ``dbbench run`` at SF 0.01 with S = 2 (load with distributed generation, pow
 throughput test) is shared by the module; one JVM serves it all. Checked afterwards: the
 Parquet part files equal dbgen's parts, ORDERS and LINEITEM equal DuckDB's after the same
 update sets row for row, and so do the other tables. (That the 22 queries agree with DuckDB is
-the engine matrix's check, ``tests/engines/test_engine_queries.py``.)
+the engine matrix's check, ``tests/engines/test_engine_queries.py``.) The run and its
+checks are ``nightly`` (about 4 CPU-minutes of JVMs on 2 cores); the URL, error and
+distributed-generation tests run in ``make test``.
 """
 
 from __future__ import annotations
@@ -108,6 +110,7 @@ def duck() -> Iterator[Engine]:
     engine.close()
 
 
+@pytest.mark.nightly
 def test_run_measures_load_power_and_concurrent_throughput(bench: tuple[str, Path]) -> None:
     result = BenchmarkResult.read(bench[1] / RESULT_FILE)
     assert result.status == "complete" and result.errors == []
@@ -132,6 +135,7 @@ def test_run_measures_load_power_and_concurrent_throughput(bench: tuple[str, Pat
     assert min(a for a, _ in spans[1]) < max(b for _, b in spans[2])
 
 
+@pytest.mark.nightly
 def test_an_executor_lost_mid_run_costs_time_not_the_run(bench: tuple[str, Path]) -> None:
     """The fixture's run completed (asserted there and in the test above) although an
     executor JVM was killed during its power test."""
@@ -141,6 +145,7 @@ def test_an_executor_lost_mid_run_costs_time_not_the_run(bench: tuple[str, Path]
     assert result.status == "complete" and result.errors == []
 
 
+@pytest.mark.nightly
 def test_generation_ran_on_two_executors_and_parts_equal_dbgen(
     spark: spark_engine.SparkEngine,
 ) -> None:
@@ -160,6 +165,7 @@ def test_generation_ran_on_two_executors_and_parts_equal_dbgen(
             assert got.cast(want.schema).equals(want), f"{table} part {k} of {parts}"
 
 
+@pytest.mark.nightly
 @pytest.mark.parametrize("table", KEYS)
 def test_refresh_functions_leave_exactly_the_right_rows(
     spark: spark_engine.SparkEngine, duck: Engine, table: str
@@ -167,6 +173,7 @@ def test_refresh_functions_leave_exactly_the_right_rows(
     assert_same_rows(spark.spark.table(table).toArrow(), duck, table, SF, SETS)
 
 
+@pytest.mark.nightly
 @pytest.mark.parametrize("table", ["supplier", "nation", "region"])
 def test_the_other_tables_equal_duckdbs(
     spark: spark_engine.SparkEngine, duck: Engine, table: str
@@ -184,6 +191,7 @@ def test_the_other_tables_equal_duckdbs(
     assert got.equals(want), table
 
 
+@pytest.mark.nightly
 def test_column_statistics_are_computed(spark: spark_engine.SparkEngine) -> None:
     rows = spark.spark.sql("DESCRIBE TABLE EXTENDED customer c_custkey").collect()
     stats = {str(r[0]): str(r[1]) for r in rows}

@@ -6,6 +6,8 @@ power test, throughput test, the refresh functions moving files in the ``file://
 that this process shares with the server) is checked against DuckDB after the same update
 sets. A second server is killed in the middle of a power test: the run stops with one line
 and keeps every measurement. A standalone master without workers is one line, not a hang.
+The runs over Connect are ``nightly`` (about 5 CPU-minutes of JVMs on 2 cores); the master
+test runs in ``make test``.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ def connected(bench: tuple[str, Path]) -> Iterator[spark_engine.SparkEngine]:
     engine.close()
 
 
+@pytest.mark.nightly
 def test_run_over_connect_measures_load_power_and_throughput(bench: tuple[str, Path]) -> None:
     result = BenchmarkResult.read(bench[1] / RESULT_FILE)
     assert result.status == "complete" and result.errors == []
@@ -80,6 +83,7 @@ def test_run_over_connect_measures_load_power_and_throughput(bench: tuple[str, P
     assert run.update_sets == list(SETS)
 
 
+@pytest.mark.nightly
 @pytest.mark.parametrize("table", KEYS)
 def test_refresh_over_connect_leaves_exactly_the_right_rows(
     connected: spark_engine.SparkEngine, table: str
@@ -91,6 +95,7 @@ def test_refresh_over_connect_leaves_exactly_the_right_rows(
         duck.close()
 
 
+@pytest.mark.nightly
 def test_cancel_interrupts_a_running_query_over_connect(
     connected: spark_engine.SparkEngine,
 ) -> None:
@@ -113,6 +118,7 @@ def test_cancel_interrupts_a_running_query_over_connect(
     assert failure and isinstance(failure[0], QueryCancelledError), failure
 
 
+@pytest.mark.nightly
 def test_a_connect_server_killed_mid_run_stops_it_and_keeps_the_measurements(
     bench: tuple[str, Path], tmp_path: Path
 ) -> None:

@@ -73,3 +73,12 @@ def run_and_drop(
     assert not worker.is_alive()
     (probe,) = found
     return sim, probe, time.monotonic() - started
+
+
+def prepare_users(url: str, users: int) -> None:
+    """``o2c prepare`` of ``users`` users (seed 1) on the database at ``url``."""
+    engine = open_engine(url)
+    try:
+        setup.prepare(engine, seed=1, users=users)
+    finally:
+        engine.close()

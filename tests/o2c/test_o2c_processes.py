@@ -6,6 +6,7 @@ steps are kept from its journal."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -16,10 +17,18 @@ from pathlib import Path
 
 import psutil
 import pytest
+from o2c_helpers import prepare_users
 
 from dbbench.drivers.errors import DriversError
-from dbbench.drivers.o2c import setup
-from dbbench.drivers.o2c.processes import Part, merge, require_shareable, shares
+from dbbench.drivers.o2c.processes import (
+    AUTO_BUSY,
+    DRIVER_CPU_PER_STEP,
+    Part,
+    auto_processes,
+    merge,
+    require_shareable,
+    shares,
+)
 from dbbench.drivers.registry import open_engine
 from dbbench.reports.o2c.metrics import closed_loop_steps_per_hour, summarize
 from dbbench.reports.o2c.model import O2CProbe, O2CResult, O2CSteps
@@ -125,14 +134,6 @@ def _cli(args: list[str]) -> subprocess.Popen[str]:
     return subprocess.Popen(cmd, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def _prepared(url: str, users: int) -> None:
-    engine = open_engine(url)
-    try:
-        setup.prepare(engine, seed=1, users=users)
-    finally:
-        engine.close()
-
-
 def _law(probe: O2CProbe) -> float:
     s = summarize(probe, 1.0)
     return s.steps_per_hour / closed_loop_steps_per_hour(probe.users, probe.think, s.avg_rt)
@@ -141,7 +142,7 @@ def _law(probe: O2CProbe) -> float:
 @pytest.mark.postgresql
 @pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
 def test_two_driver_processes_match_one(tpch_url: str, tmp_path: Path) -> None:
-    _prepared(tpch_url, 20)
+    prepare_users(tpch_url, 20)
     common = ["-e", tpch_url, "-u", "20", "--think", "0.3", "--steady", "6",
               "-w", "4", "--progress", "600"]  # fmt: skip
     found = {}
@@ -179,7 +180,7 @@ def _drivers(pid: int) -> list[psutil.Process]:
 @pytest.mark.postgresql
 @pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
 def test_a_killed_driver_process_is_named_and_its_steps_kept(tpch_url: str, tmp_path: Path) -> None:
-    _prepared(tpch_url, 12)
+    prepare_users(tpch_url, 12)
     out = tmp_path / "run.json"
     args = ["-e", tpch_url, "-u", "12", "--think", "0.2", "--rampup", "1", "--steady", "20",
             "-w", "4", "--progress", "600", "--driver-processes", "2", "-o", str(out)]  # fmt: skip
@@ -208,7 +209,7 @@ def test_a_killed_driver_process_is_named_and_its_steps_kept(tpch_url: str, tmp_
 @pytest.mark.postgresql
 @pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
 def test_a_search_probes_with_two_driver_processes(tpch_url: str, tmp_path: Path) -> None:
-    _prepared(tpch_url, 10)
+    prepare_users(tpch_url, 10)
     out = tmp_path / "search.json"
     cmd = [sys.executable, "-m", "dbbench", "o2c", "search", "-e", tpch_url, "-u", "10",
            "--max-users", "10", "--max-probes", "1", "--confirm-steady", "0",
@@ -224,3 +225,50 @@ def test_a_search_probes_with_two_driver_processes(tpch_url: str, tmp_path: Path
     (probe,) = result.probes
     assert probe.driver_processes == 2 and probe.status == "complete"
     assert probe.work_processes == 2 and set(probe.steps.user) == set(range(10))
+
+
+def test_auto_sizes_from_the_offered_load(tmp_path: Path, pg_base_url: str) -> None:
+    embedded = open_engine(f"duckdb:///{tmp_path / 'x.duckdb'}")
+    server = open_engine(pg_base_url)
+    try:
+        n, why = auto_processes(embedded, 5000, 0.0, 0.1, 8, 8)
+        assert n == 1 and "embedded" in why
+        # 500 steps/s x 0.55 ms = 0.275 CPU: one process at most half a CPU takes it
+        assert auto_processes(server, 500, 0.9, 0.1, 8, 8)[0] == 1
+        # 2,000 steps/s = 1.1 CPU: three processes
+        n, why = auto_processes(server, 2000, 0.9, 0.1, 8, 8)
+        assert n == math.ceil(2000 * DRIVER_CPU_PER_STEP / AUTO_BUSY) == 3
+        assert "2,000 dialog steps/s offered" in why and "capped" not in why
+        n, why = auto_processes(server, 2000, 0.9, 0.1, 8, 2)  # a 2-CPU host caps it
+        assert n == 2 and "capped: 2 CPUs" in why
+        assert auto_processes(server, 2000, 0.9, 0.1, 1, 8)[0] == 1  # one work process
+    finally:
+        embedded.close()
+        server.close()
+
+
+@pytest.mark.postgresql
+@pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
+def test_auto_driver_processes_are_reported(tpch_url: str, tmp_path: Path) -> None:
+    prepare_users(tpch_url, 12)
+    out = tmp_path / "auto.json"
+    proc = _cli(["-e", tpch_url, "-u", "12", "--think", "0.3", "--steady", "3", "-w", "4",
+                 "--progress", "600", "--driver-processes", "auto", "-o", str(out)])  # fmt: skip
+    _, err = proc.communicate(timeout=180)
+    assert proc.returncode == 0, err
+    (probe,) = O2CResult.read(out).probes
+    engine = open_engine(tpch_url)
+    try:
+        want, _ = auto_processes(engine, 12, 0.3, 0.1, 4, os.cpu_count() or 1)
+    finally:
+        engine.close()
+    assert probe.driver_processes == want and probe.driver_processes_chosen.startswith("auto: ")
+    assert len(probe.driver_cpu_by_process) == want  # how busy each was
+    text = subprocess.run(
+        [sys.executable, "-m", "dbbench", "report", str(out)],
+        env={**os.environ, "PYTHONPATH": os.getcwd()}, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    assert f"driven by {want} driver process" in text and "dialog steps/s offered" in text
+    bad = _cli(["-e", tpch_url, "-u", "12", "--driver-processes", "many", "-o", str(out)])
+    _, err = bad.communicate(timeout=60)
+    assert bad.returncode != 0 and "a number of processes (1 or more) or 'auto'" in err

@@ -128,6 +128,11 @@ def test_a_result_is_written_as_asdict_gives_it() -> None:
         expected = dataclasses.asdict(result)
         if "status" in written and written["status"] != expected["status"]:
             expected["status"] = written["status"]  # a family's status is its parts'
+        if getattr(result, "steps_file", None) is not None:  # o2c v3: steps in their file
+            for probe_dict in expected["probes"]:
+                del probe_dict["steps"]
+            _same(written, expected, cls.__name__)
+            continue
         _same(written, expected, cls.__name__)
         for probe, probe_dict in zip(
             getattr(result, "probes", []), written.get("probes", []), strict=True

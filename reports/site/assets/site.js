@@ -160,7 +160,8 @@
     ["cores", "cores", true], ["engine", "engine"], ["version", "version"], ["sf", "SF", true],
     ["streams", "streams", true], ["qphh", "QphH", true], ["power", "Power", true],
     ["throughput", "Throughput", true], ["price", "$/QphH", true], ["storage", "storage ratio", true], ["load", "load s", true],
-    ["compliant", "compliant"], ["status", "status"], ["date", "date"], ["kit", "kit"]];
+    ["compliant", "compliant"], ["acid", "ACID"], ["status", "status"], ["date", "date"],
+    ["kit", "kit"]];
 
   function tpchView() {
     const rows = DATA.rows;

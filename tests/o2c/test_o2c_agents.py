@@ -1,0 +1,122 @@
+"""Driver hosts: ``dbbench o2c agent`` on a second loopback address (127.0.0.2) drives half
+the users of a PostgreSQL run for the coordinator; a coordinator without the token is
+refused in one line on both sides; the agent's clock offset is measured and reported."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from o2c_helpers import prepare_users
+
+from dbbench.drivers.errors import DriversError
+from dbbench.drivers.o2c.agents import TOKEN_ENV, AgentHandle, measure_clock, parse_address
+from dbbench.reports.o2c.metrics import summarize
+from dbbench.reports.o2c.model import O2CResult
+
+AGENT_HOST = "127.0.0.2"  # a loopback address of its own (Linux: all of 127/8 is loopback)
+TOKEN = "s3cret-o2c-token"
+
+
+def _env(token: str | None = TOKEN) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    env.pop(TOKEN_ENV, None)
+    if token is not None:
+        env[TOKEN_ENV] = token
+    return env
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind((AGENT_HOST, 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def _agent(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """An agent listening on 127.0.0.2 (its URL and its log), stopped at the end."""
+    port = _free_port()
+    log = tmp_path / f"agent-{port}.log"
+    cmd = [sys.executable, "-m", "dbbench", "o2c", "agent", "--listen", f"{AGENT_HOST}:{port}",
+           "--token", TOKEN]  # fmt: skip
+    with log.open("w") as out:
+        proc = subprocess.Popen(cmd, env=_env(None), stdout=out, stderr=out, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while "listening" not in log.read_text() and time.monotonic() < deadline:
+            assert proc.poll() is None, log.read_text()
+            time.sleep(0.1)
+        yield f"o2c://{AGENT_HOST}:{port}", log
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+def test_addresses_are_checked() -> None:
+    assert parse_address("o2c://127.0.0.2:7400") == ("127.0.0.2", 7400)
+    with pytest.raises(DriversError, match="expected o2c://HOST:PORT"):
+        parse_address("127.0.0.2")
+
+
+def test_a_wrong_token_is_refused_and_the_clock_is_measured(tmp_path: Path) -> None:
+    with _agent(tmp_path) as (url, log):
+        with pytest.raises(DriversError) as refused:
+            AgentHandle(url, b"not-the-token", 1, None, None, None)
+        assert str(refused.value).startswith(f"driver agent {url[6:]} refused the token")
+        assert "\n" not in str(refused.value)
+        deadline = time.monotonic() + 10
+        while "wrong token" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "refused a coordinator: wrong token" in log.read_text()
+        agent = AgentHandle(url, TOKEN.encode(), 1, None, None, None)  # it goes on listening
+        try:
+            assert abs(agent.offset) < 0.05 and 0 < agent.round_trip < 1.0  # one host's clock
+            offset, trip = measure_clock(agent.conn, rounds=3)
+            assert abs(offset - agent.offset) < max(trip, agent.round_trip) + 0.01
+            assert "clock offset" in agent.describe()
+        finally:
+            agent.kill()
+
+
+@pytest.mark.postgresql
+@pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
+def test_an_agent_on_a_second_loopback_address_drives_half_the_users(
+    tpch_url: str, tmp_path: Path
+) -> None:
+    prepare_users(tpch_url, 12)
+    out = tmp_path / "run.json"
+    with _agent(tmp_path) as (url, log):
+        args = [sys.executable, "-m", "dbbench", "o2c", "run", "-e", tpch_url, "-u", "12",
+                "--think", "0.3", "--steady", "4", "-w", "4", "--progress", "600",
+                "--driver-agent", url, "-o", str(out)]  # fmt: skip
+        refused = subprocess.run(args, env=_env("wrong"), capture_output=True, text=True)
+        assert refused.returncode != 0
+        lines = [ln for ln in refused.stderr.splitlines() if "refused the token" in ln]
+        assert len(lines) == 1, refused.stderr
+        done = subprocess.run(args, env=_env(), capture_output=True, text=True, timeout=240)
+        assert done.returncode == 0, done.stderr + log.read_text()
+    (probe,) = O2CResult.read(out).probes
+    assert probe.driver_processes == 2 and probe.status == "complete"
+    assert probe.logged_on == 12 and set(probe.steps.user) == set(range(12))
+    (agent,) = probe.driver_agents
+    assert agent.startswith(url[6:]) and "driver process 2" in agent and "clock offset" in agent
+    odd = [u for u in probe.steps.user if u % 2]  # the agent's half: users i % 2 == 1
+    assert len(odd) > 0.3 * len(probe.steps.user)
+    s = summarize(probe, 1.0)
+    assert s.steps > 0 and s.step_mix and not s.reasons, s.reasons
+    text = subprocess.run(
+        [sys.executable, "-m", "dbbench", "report", str(out)], env=_env(), capture_output=True,
+        text=True,
+    ).stdout  # fmt: skip
+    assert "driver agent" in text and "clock offset" in text
