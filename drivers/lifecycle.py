@@ -35,6 +35,7 @@ from typing import Protocol, runtime_checkable
 
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.errors import ConnectionLostError, DriversError
+from dbbench.drivers.hostnoise import NoiseMonitor
 from dbbench.drivers.registry import engine_class, open_engine, spec_for
 from dbbench.drivers.rundir import (
     MARKER_FILE,
@@ -153,6 +154,9 @@ class RunScope:
     #: what ``--force`` dropped (an unfinished run's journal), as a phrase; None: nothing
     replaced: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: the host noise of the workload's phases (``with scope.noise.phase(label):``), recorded
+    #: in the result's config it is attached to (:mod:`drivers.hostnoise`)
+    noise: NoiseMonitor = field(default_factory=NoiseMonitor)
 
     @property
     def engine(self) -> Engine:
@@ -174,6 +178,9 @@ class RunScope:
     def write(self, result: Result, path: Path | None = None) -> Path:
         """Write ``result`` atomically (the model's writer: never through a link)."""
         target = path or self.result_path
+        config = getattr(result, "config", None)
+        if isinstance(config, dict) and self.noise.noise.phases:  # its phases' host noise
+            self.noise.attach(config)
         result.write(target)
         return target
 
@@ -283,6 +290,7 @@ def open_run(
         _give_up(out_dir, created, marked, new_files, parents)
         raise
     scope = RunScope(list(urls), opened, out_dir, replaced)
+    scope.noise = NoiseMonitor(opened[0] if opened else None, urls[0] if urls else "")
     try:
         with interrupt_on_signals():
             if check is not None or load_sf is not None:

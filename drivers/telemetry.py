@@ -138,7 +138,7 @@ def _summed(cores: list[Any]) -> Any:
     return type(first)(*(sum(getattr(c, f) for c in cores) for f in first._fields))
 
 
-def _cpu_split(new: Any, old: Any) -> tuple[float, float, float, float]:
+def cpu_split(new: Any, old: Any) -> tuple[float, float, float, float]:
     """(user, system, iowait, busy) percentages of the CPU time between two readings."""
     fields = new._fields
     deltas = {f: max(getattr(new, f) - getattr(old, f), 0.0) for f in fields}
@@ -158,7 +158,7 @@ def _cpu_split(new: Any, old: Any) -> tuple[float, float, float, float]:
     )
 
 
-def _steal(new: Any, old: Any) -> float:
+def steal_percent(new: Any, old: Any) -> float:
     """CPU stolen by the hypervisor between two readings, % of all cores' time."""
     total = sum(new) - sum(old)
     stolen = getattr(new, "steal", 0.0) - getattr(old, "steal", 0.0)
@@ -313,8 +313,8 @@ class Sampler:
         seconds = new.mono - old.mono
         if seconds <= 0:
             return
-        user, system, iowait, _ = _cpu_split(new.cpu, old.cpu)
-        cores = [_cpu_split(n, o) for n, o in zip(new.cores, old.cores, strict=False)]
+        user, system, iowait, _ = cpu_split(new.cpu, old.cpu)
+        cores = [cpu_split(n, o) for n, o in zip(new.cores, old.cores, strict=False)]
         d = self.data
         with self._lock:
             d.t.append(round(new.t, 3))
@@ -327,7 +327,7 @@ class Sampler:
             d.cpu_core_iowait.append([round(c[2], 1) for c in cores])
             d.mem_used.append(new.mem_used)
             d.load1.append(round(new.load1, 2))
-            d.cpu_steal.append(round(_steal(new.cpu, old.cpu), 1))
+            d.cpu_steal.append(round(steal_percent(new.cpu, old.cpu), 1))
             ncores = len(new.cores) or (os.cpu_count() or 1)
             d.cpu_kit.append(round(100.0 * (new.kit - old.kit) / (seconds * ncores), 1))
             d.disk_read_bps.append(round(_rate(new.disk, old.disk, "read_bytes", seconds)))

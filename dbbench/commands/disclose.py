@@ -3,6 +3,8 @@ the generator's and the query package's facts for it, write, print)."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -12,9 +14,30 @@ from dbbench.reports import escape
 
 if TYPE_CHECKING:
     from dbbench.reports.disclose.inputs import Inputs
+    from dbbench.reports.tpch.model import BenchmarkResult
+
+_TOKEN = re.compile(r"[0-9a-f]{1,32}")
 
 
-def _inputs(run: Path, cost_sheet: Path | None, acid: Path | None) -> Inputs:
+def _view_token(result: BenchmarkResult, run_dir: Path) -> str:
+    """The token of the run's Q15 view names: kept in the result, or (a run made before the
+    result kept it) in the journal's first event; "" when neither has one."""
+    from dbbench.reports.model import JOURNAL_FILE
+    from dbbench.reports.tpch.model import DISCLOSURE_KEY
+
+    facts = result.config.get(DISCLOSURE_KEY)
+    token = facts.get("view_token") if isinstance(facts, dict) else None
+    if token is None:
+        try:
+            with (run_dir / JOURNAL_FILE).open(encoding="utf-8") as journal:
+                first = json.loads(journal.readline() or "{}")
+        except (OSError, ValueError):
+            first = {}
+        token = first.get("view_token") if isinstance(first, dict) else None
+    return token if isinstance(token, str) and _TOKEN.fullmatch(token) else ""
+
+
+def _inputs(run: Path, cost_sheet: Path | None, acid: Path | None, sponsor: str) -> Inputs:
     from dbbench.dbgen.api import row_count
     from dbbench.dbgen.schema import TABLES
     from dbbench.queries.params import stream_parameters
@@ -24,10 +47,11 @@ def _inputs(run: Path, cost_sheet: Path | None, acid: Path | None) -> Inputs:
     from dbbench.reports.errors import ReportsError
     from dbbench.reports.families import read_result
     from dbbench.reports.loading import load_result
+    from dbbench.reports.tpch.acid import attach
     from dbbench.reports.tpch.costsheet import load_cost_sheet
 
     result = load_result(run)
-    inp = Inputs(result, run if run.is_dir() else run.parent)
+    inp = Inputs(result, run if run.is_dir() else run.parent, sponsor=sponsor)
     if cost_sheet is not None:
         inp.cost_sheet = load_cost_sheet(cost_sheet)
         inp.cost_sheet_text = cost_sheet.read_text("utf-8")
@@ -35,10 +59,12 @@ def _inputs(run: Path, cost_sheet: Path | None, acid: Path | None) -> Inputs:
         _, found, _ = read_result(acid)
         if not isinstance(found, AcidResult):
             raise ReportsError(f"{acid}: not an ACID result of dbbench acid")
+        attach(result, found, str(acid))  # the same engine and configuration, or refused
         inp.acid, inp.acid_text = found, found.to_json()
     sf = result.scale_factor
     inp.expected_rows = {t: row_count(t, sf) for t in TABLES}
     dialect = result.engine.dialect or "ansi"
+    token = _view_token(result, inp.run_dir)
     for r in result.runs:
         for stream, queries in sorted(r.params.items(), key=lambda kv: int(kv[0])):
             seed = r.seeds.get(stream)
@@ -47,7 +73,9 @@ def _inputs(run: Path, cost_sheet: Path | None, acid: Path | None) -> Inputs:
                 inp.regenerated[f"{r.number}/{stream}"] = {str(q): v for q, v in again.items()}
             for q, values in sorted(queries.items(), key=lambda kv: int(kv[0])):
                 s, n = int(stream), int(q)
-                executed = render(n, values, dialect=dialect, stream=s).script()
+                suffix = f"_r{r.number}_{token}" if token else ""  # Q15's view as named
+                as_run = render(n, values, dialect=dialect, stream=s, view_suffix=suffix)
+                executed = as_run.script()
                 qgen = render(n, values, dialect="ansi", stream=s).script()
                 inp.texts.append(QueryText(r.number, s, n, tuple(values), executed, qgen))
     orders, lines = TABLES["orders"], TABLES["lineitem"]
@@ -71,6 +99,9 @@ def disclose(
     acid: Annotated[
         Path | None, typer.Option("--acid", help="An ACID result of dbbench acid.")
     ] = None,
+    sponsor: Annotated[
+        str, typer.Option("--sponsor", help="The benchmark sponsor, as the package names it.")
+    ] = "",
     pdf: Annotated[
         bool, typer.Option("--pdf/--no-pdf", help="Print the PDFs with headless Chromium.")
     ] = True,
@@ -81,7 +112,7 @@ def disclose(
     from dbbench.reports.errors import ReportsError
     from dbbench.reports.safeio import OutputError
 
-    inp = _inputs(run, cost_sheet, acid)
+    inp = _inputs(run, cost_sheet, acid, sponsor.strip())
     try:
         written = write_package(inp, out, pdf=pdf)
     except OutputError as exc:

@@ -47,7 +47,8 @@ def gate_command(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
 ) -> None:
     """Compare per query (noise-aware); exit 4 when the candidate regressed. Further results
-    of either side (-b, -c) are pooled: more samples, a better view of the noise."""
+    of either side (-b, -c) are pooled: more samples, a better view of the noise; with two
+    or more on each side the 95 % interval over them decides."""
     if format not in GATE_FORMATS:
         raise typer.BadParameter(f"{format!r} is not one of {', '.join(GATE_FORMATS)}")
     if min_delta < 0:
@@ -55,11 +56,19 @@ def gate_command(
     inputs = [baseline, candidate, *(more_baselines or []), *(more_candidates or [])]
     if output is not None and any(same_file(output, p) for p in inputs):
         raise ReportsError(f"refusing to overwrite {output}: it is an input of this command")
-    base = pooled([load_result(p) for p in [baseline, *(more_baselines or [])]])
-    cand = pooled([load_result(p) for p in [candidate, *(more_candidates or [])]])
+    base_reps = [load_result(p) for p in [baseline, *(more_baselines or [])]]
+    cand_reps = [load_result(p) for p in [candidate, *(more_candidates or [])]]
+    base, cand = pooled(base_reps), pooled(cand_reps)
     texts = (_texts(base, baseline), _texts(cand, candidate))
     result = gate(
-        base, cand, fail_over, min_delta=min_delta, force=force, refresh=refresh, texts=texts
+        base,
+        cand,
+        fail_over,
+        min_delta=min_delta,
+        force=force,
+        refresh=refresh,
+        texts=texts,
+        repetitions=(base_reps, cand_reps),
     )
     text = render_gate(result, label_for(baseline), label_for(candidate), format)
     if output is None or str(output) == STDOUT:

@@ -293,10 +293,11 @@ class HammerDBWorkload:
     def _invoke(self, scope: RunScope, step: str, owner_password: str) -> Invocation:
         if scope.out_dir is None:
             raise DriversError("a HammerDB run needs a run directory")
-        return _invoke(
-            self.install, self.conn, self.plan, scope.out_dir, step,
-            self.on_line, self.on_step, owner_password,
-        )  # fmt: skip
+        with scope.noise.phase(f"HammerDB {step}"):  # its client is the kit's child
+            return _invoke(
+                self.install, self.conn, self.plan, scope.out_dir, step,
+                self.on_line, self.on_step, owner_password,
+            )  # fmt: skip
 
 
 def run_flow(

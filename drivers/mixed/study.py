@@ -170,6 +170,7 @@ def run_study(
         "analytics_node": settings.analytics + 1,
         "baselines_given": sorted({p.source for p in given if p.source}),
     }
+    scope.noise.attach(config)  # each point's host noise, as it ends
     info = engine_info(engine, url)  # once: a server lost later keeps its version
     points: list[MixedPoint] = list(given)
     path = scope.result_path
@@ -192,7 +193,7 @@ def run_study(
             result([_planned(spec, settings, steps.name, k)]).write(path)
             shown.label = f"point {k}/{len(specs)}: {spec.label}"
             shown.note(shown.label)
-            with shown.shown():
+            with shown.shown(), scope.noise.phase(f"point {k}: {spec.label}"):
                 point = run_point(
                     scope, prepared, spec, settings, number=k, journal=journal,
                     steps_journal=steps, shown=shown if spec.users else None,

@@ -199,6 +199,7 @@ def run_users(
     planned = planned_probe(config, journal.name)
     settings = {**config.__dict__, **(rt_extra or {}), "servers": servers, "repeat": repeat}
     settings["server_cpu"] = server_cpu_scope(engine, url)
+    scope.noise.attach(settings)
     probes: list[O2CProbe] = []
     for k in range(repeat):
         if k:
@@ -208,7 +209,7 @@ def run_users(
         result.write(path)
         journal.unlink(missing_ok=True)
         with shown.shown():  # kill or Ctrl-C: a partial probe
-            probe = drive(sim, scope.urls, journal)
+            probe = probe_on(scope, sim, journal)
         probe.nodes = node_labels(scope.urls)
         probes.append(probe)
         result = build_result("run", engine, url, prepared, probes, rt_limit, settings)
@@ -217,6 +218,12 @@ def run_users(
         if stopped(probe):
             break
     return result
+
+
+def probe_on(scope: RunScope, sim: Simulator, journal: Path | None) -> O2CProbe:
+    """:func:`drive` on the engines of ``scope``, the host noise of it recorded as a phase."""
+    with scope.noise.phase(f"{sim.config.users:,} users"):
+        return drive(sim, scope.urls, journal)
 
 
 def drive(sim: Simulator, urls: Sequence[str], journal: Path | None) -> O2CProbe:
@@ -251,7 +258,7 @@ def scale_study(
     ``kill`` keeps the points so far and ends the study (``KeyboardInterrupt``)."""
     engine, url = scope.engine, scope.url
     prepared = setup.require_prepared(engine)
-    settings = {**configs[0].__dict__, "users": [c.users for c in configs]}
+    settings = scope.noise.attach({**configs[0].__dict__, "users": [c.users for c in configs]})
     probes: list[O2CProbe] = []
     path.parent.mkdir(parents=True, exist_ok=True)
 
@@ -264,7 +271,7 @@ def scale_study(
         require_shareable(engine, config.driver_processes)
         with shown.shown():
             try:
-                probes.append(drive(sim, scope.urls, None))
+                probes.append(probe_on(scope, sim, None))
             finally:
                 if probes:
                     result().write(path)
@@ -318,6 +325,7 @@ def search_with_confirmation(
     }
     if limits.auto_work_processes:  # said from the first write: a stopped search shows it too
         settings["work_processes"] = "auto"
+    scope.noise.attach(settings)
     done: list[O2CProbe] = []
     seen: list[EngineInfo] = []  # the engine's disclosure as last read
 
@@ -372,7 +380,7 @@ def search_with_confirmation(
                 before(run_cfg)
             shown.label = f"confirmation {k + 1}/{limits.confirm_repeat}: {users:,} users"
             sim = Simulator(engine, prepared, run_cfg, shown, journal, url, nodes)
-            found = drive(sim, scope.urls, journal)
+            found = probe_on(scope, sim, journal)
             found.role = "confirmation"
             ok = judge.passes(found)
             after(found, ok)
@@ -389,7 +397,7 @@ def search_with_confirmation(
                 max_probes=limits.max_probes, on_probe=after, progress=shown,
                 before_probe=before, journal=journal, url=url, nodes=nodes,
                 pool_bound=judge.pool_bound if limits.auto_work_processes else None,
-                runner=lambda sim: drive(sim, scope.urls, journal),
+                runner=lambda sim: probe_on(scope, sim, journal),
             )  # fmt: skip
             decided.update(found.decided)
             if limits.confirm_steady > 0 and not any(stopped(p) for p in found.probes):

@@ -1,7 +1,8 @@
 """What the auditor's checklist needs from the database itself (``dbbench disclose``), taken
 outside every timed interval: the DDL as executed after the load, the orphans of each foreign
 key no constraint checks, and the rows per table and the keys, indexes and views the catalog
-lists, after the load and after the test.
+lists, after the load and after the test; and the token of Q15's view names, so that the
+package shows each query's text as it was executed.
 
 Disclosure only: a fact that cannot be taken is left out and never stops a run, and none may
 hold a run up: the row counts read every table, so a table another session holds locked
@@ -54,6 +55,7 @@ def _bounded_row_counts(ctx: RunContext) -> dict[str, int]:
 def disclosure_facts(ctx: RunContext, facts: dict[str, Any], when: str) -> None:
     """Add the facts of ``when`` (``after_load`` or ``after_test``) to ``facts``."""
     engine = ctx.engine
+    facts["view_token"] = ctx.token  # Q15's view: revenue<stream>_r<run>_<token>
     if when == "after_load":
         with contextlib.suppress(Exception):
             facts["ddl"] = engine.ddl_statements()

@@ -218,10 +218,15 @@ def _acid(inp: Inputs, report: Report) -> Item:
     title = "ACID tests"
     source = "the ACID result given (dbbench acid)"
     if inp.acid is None:
-        return Item("acid", title, "not checked", "no ACID result given (--acid)", source)
+        kept = inp.result.acid  # attached by dbbench run or report --acid
+        if kept is None:
+            return Item("acid", title, "not checked", "no ACID result given (--acid)", source)
+        status: Status = "pass" if kept.verdict == "passed" else "fail"
+        return Item("acid", title, status, kept.summary, f"the ACID result attached to the run"
+                    f"{f' ({kept.source})' if kept.source else ''}")  # fmt: skip
     verdicts = [f"{c.name}: {c.verdict}" for c in inp.acid.checks]
     failed = [c for c in inp.acid.checks if c.verdict != "passed"]
-    status: Status = "fail" if failed or not verdicts else "pass"
+    status = "fail" if failed or not verdicts else "pass"
     return Item("acid", title, status, "; ".join(verdicts) or "no test recorded", source)
 
 

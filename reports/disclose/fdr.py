@@ -53,7 +53,7 @@ def _storage(devices: list[dict[str, object]]) -> str:
     return "; ".join(out) or fmt.NA
 
 
-def _configuration(doc: Document, report: Report, items: list[Item]) -> None:
+def _configuration(doc: Document, report: Report, items: list[Item], sponsor: str) -> None:
     s = report.result.system
     sheet = report.cost_sheet
     cpus = (
@@ -74,7 +74,8 @@ def _configuration(doc: Document, report: Report, items: list[Item]) -> None:
     engine = report.result.engine
     doc.section(
         CLAUSES[0][1],
-        Facts([("Database", report.headline.database), ("Engine URL (no password)", engine.url),
+        Facts([("Benchmark sponsor", sponsor or "not stated"),
+               ("Database", report.headline.database), ("Engine URL (no password)", engine.url),
                ("Kit", report.result.kit_version), ("Query set", report.result.query_version)]),
         Table(["", "measured", "priced"], rows, row_headers=True,
               caption="the measured and the priced configuration"),
@@ -269,7 +270,7 @@ def fdr_document(inp: Inputs, report: Report, items: list[Item]) -> Document:
     doc = Document(f"Full Disclosure Report: {report.headline.database} @ SF "
                    f"{fmt.sf(report.headline.scale_factor)}", report.disclosure)  # fmt: skip
     doc.section("Clause index", Table(["clause", "part of this report"], list(CLAUSES)))
-    _configuration(doc, report, items)
+    _configuration(doc, report, items, inp.sponsor)
     _settings(doc, report)
     _design(doc, inp)
     _queries(doc, inp)

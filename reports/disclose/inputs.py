@@ -19,7 +19,7 @@ class QueryText:
     stream: int
     query: int
     params: tuple[str, ...]
-    executed: str  # the engine's dialect, Q15's view named as qgen names it
+    executed: str  # the engine's dialect, Q15's view named as the run named it
     qgen: str  # the ANSI text qgen prints
 
 
@@ -33,6 +33,7 @@ class Inputs:
 
     result: BenchmarkResult
     run_dir: Path
+    sponsor: str = ""  # the benchmark sponsor (--sponsor); "" when not stated
     cost_sheet: CostSheet | None = None
     cost_sheet_text: str = ""
     acid: AcidResult | None = None

@@ -53,7 +53,7 @@ def write_package(inp: Inputs, out: Path, *, pdf: bool = True) -> list[Path]:
         written.append(path)
         return path
 
-    summary = text(SUMMARY_HTML, summary_html(report))
+    summary = text(SUMMARY_HTML, summary_html(report, inp.sponsor))
     fdr = text(FDR_HTML, _page(fdr_document(inp, report, items)))
     text(CHECKLIST_HTML, _page(checklist_document(report, items)))
     text(CHECKLIST_JSON, json.dumps(checklist_json(items), indent=2) + "\n")

@@ -1,18 +1,22 @@
 """The Executive Summary (clause 8.4): three printed pages, each a document of its own
 rendered by the one HTML renderer: (1) the overview, (2) the pricing spreadsheet, (3) the
-numerical quantities (every stream's seed, start and end, every query and refresh time)."""
+numerical quantities (every stream's seed, start and end, every query and refresh time).
+A cost sheet longer than its page is never cut: the pricing page then runs on over as many
+printed pages as it needs, and the numerical quantities start on the page after it."""
 
 from __future__ import annotations
 
 from dbbench.reports import formatting as fmt
-from dbbench.reports.document import Document, Facts, Paragraph, Table
+from dbbench.reports.document import Document, Facts, Items, Paragraph, Table
 from dbbench.reports.renderers import html
 from dbbench.reports.tpch.analysis import COLUMNS
 from dbbench.reports.tpch.costsheet import CostSheet
+from dbbench.reports.tpch.reasons import messages
 from dbbench.reports.tpch.summary import Report
 
 #: Print layout: one A4/Letter page per ``section.page`` (its content fits the page's
-#: printable area at these sizes; a page never grows past it, so the PDF has three pages).
+#: printable area at these sizes; a page never grows past it, so the PDF has three pages),
+#: but the pricing page (``flows``): at least one page, more for a long cost sheet.
 PRINT_CSS = """
 <style>
 @page { size: A4; margin: 10mm; }
@@ -27,7 +31,8 @@ section.page .wide { overflow: visible; }
 section.page.many table { font-size: 5pt; }
 section.page.many td, section.page.many th { padding: 0 1px; }
 @media screen { section.page { border-bottom: 1px dashed #999; margin-bottom: 12px; } }
-@media print { section.page { height: 272mm; } }
+@media print { section.page { height: 272mm; }
+  section.page.flows { height: auto; min-height: 272mm; overflow: visible; } }
 </style>
 """
 
@@ -36,7 +41,7 @@ section.page.many td, section.page.many th { padding: 0 1px; }
 MANY_COLUMNS = 10
 
 
-def overview(report: Report) -> Document:
+def overview(report: Report, sponsor: str = "") -> Document:
     h = report.headline
     sf = fmt.sf(h.scale_factor)
     sheet = report.cost_sheet
@@ -45,7 +50,8 @@ def overview(report: Report) -> Document:
         "Overview",
         Facts(
             [
-                ("Sponsor / system", (sheet.system if sheet and sheet.system else "not stated")),
+                ("Benchmark sponsor", sponsor or "not stated"),
+                ("System", sheet.system if sheet and sheet.system else "not stated"),
                 ("Database", h.database),
                 ("Operating system", h.os),
                 ("Availability date", fmt.day(h.availability_date)),
@@ -72,6 +78,8 @@ def overview(report: Report) -> Document:
     )
     doc.judge("compliance", "compliant" if report.compliance.compliant else "not compliant",
               "pass" if report.compliance.compliant else "fail")  # fmt: skip
+    if not report.compliance.compliant:
+        doc.section("Why not compliant", Items(messages(report.compliance)))
     return doc
 
 
@@ -165,11 +173,15 @@ def _cell(cells: dict[str, float | None], column: str) -> str:
     return "failed" if value is None else fmt.num1(value)
 
 
-def summary_html(report: Report) -> str:
+def summary_html(report: Report, sponsor: str = "") -> str:
     """The three pages as one HTML page (each a ``section.page``)."""
     parts = [PRINT_CSS]
     columns = sum(len(run.rows) for run in report.runs)
-    for doc in (overview(report), pricing(report.cost_sheet), quantities(report)):
-        many = " many" if doc.title.endswith("quantities") and columns > MANY_COLUMNS else ""
-        parts.append(f'<section class="page{many}">' + "\n".join(html.body(doc)) + "</section>")
+    pages = (
+        (overview(report, sponsor), ""),
+        (pricing(report.cost_sheet), " flows"),
+        (quantities(report), " many" if columns > MANY_COLUMNS else ""),
+    )
+    for doc, kind in pages:
+        parts.append(f'<section class="page{kind}">' + "\n".join(html.body(doc)) + "</section>")
     return html.page(f"Executive Summary: {report.headline.database}", parts)

@@ -8,6 +8,7 @@ from dbbench.reports import renderers
 from dbbench.reports.document import Document, Paragraph, Table
 from dbbench.reports.hammerdb.document import status_verdict
 from dbbench.reports.hammerdb.model import HammerDBResult
+from dbbench.reports.noise import warn_busy
 from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.summary import build_report
 
@@ -98,6 +99,7 @@ def compare_document(
         )
     for label, r in hdb:
         doc.judge(label, status_verdict(r), "pass" if r.status == "complete" else "fail")
+    warn_busy(doc, list(hdb))
     return doc
 
 

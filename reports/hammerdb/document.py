@@ -21,6 +21,7 @@ from dbbench.reports.hammerdb.render import (
     boxplot_svg,
     line_svg,
 )
+from dbbench.reports.noise import add_noise
 
 
 def status_verdict(r: HammerDBResult) -> str:
@@ -73,6 +74,7 @@ def hammerdb_document(r: HammerDBResult) -> Document:
         )
     if r.errors:  # what HammerDB said went wrong, each as it said it
         doc.section("Errors", Items(r.errors))
+    add_noise(doc, r.config)
     doc.judge("run", status_verdict(r), "pass" if r.status == "complete" else "fail")
     return doc
 

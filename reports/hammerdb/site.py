@@ -18,6 +18,6 @@ def hammerdb_row(result: HammerDBResult, checked: Checked) -> Row:
 NOTE = "TPROC-C NOPM/TPM, TPROC-H geometric mean."
 COLUMNS = columns(
     "id=result|system|benchmark|database|version|nopm=NOPM#|tpm=TPM#|"
-    "geomean=TPROC-H geomean s#|vus=VUs#|status|date|kit"
+    "geomean=TPROC-H geomean s#|vus=VUs#|status|host=host noise|date|kit"
 )
 SITE = SiteView("hammerdb", "HammerDB", "HammerDB", NOTE, hammerdb_row, COLUMNS, order=20)

@@ -24,6 +24,7 @@ from dbbench.reports.mixed.render import (
     point_row,
     summary_dict,
 )
+from dbbench.reports.noise import add_noise
 
 #: the number columns of each table (right-aligned)
 _POINT_NUMBERS = frozenset({1, 2, *range(4, 13)})
@@ -61,6 +62,7 @@ def mixed_document(r: MixedResult) -> Document:
         doc.section("Problems", Items(problems))
     for warning in _warnings(s):
         doc.warn(warning)
+    add_noise(doc, r.config)
     verdict = "VALID" if s.valid else "INVALID"
     if s.valid and r.kind == "run":
         verdict += ", within the RT limit" if s.passed else ", above the RT limit"

@@ -23,6 +23,6 @@ NOTE = "The mixed point of each result: dialog steps/h and query sets/h at once 
 COLUMNS = columns(
     "id=result|system|engine|version|sf=SF#|kind|points#|users#|streams#|"
     "steps_per_hour=steps/h#|avg_rt=avg RT s#|sets_per_hour=query sets/h#|verdict|"
-    "status|date|kit"
+    "status|host=host noise|date|kit"
 )
 SITE = SiteView("mixed", "Mixed", TITLE, NOTE, mixed_row, COLUMNS, order=30)

@@ -31,3 +31,9 @@ from dbbench.reports.model.envelope import ResultStatus as ResultStatus
 from dbbench.reports.model.envelope import SystemInfo as SystemInfo
 from dbbench.reports.model.envelope import combined_status as combined_status
 from dbbench.reports.model.envelope import kit_version as kit_version
+from dbbench.reports.model.hostnoise import EMBEDDED as EMBEDDED
+from dbbench.reports.model.hostnoise import NOISE_KEY as NOISE_KEY
+from dbbench.reports.model.hostnoise import REMOTE as REMOTE
+from dbbench.reports.model.hostnoise import UNATTRIBUTED as UNATTRIBUTED
+from dbbench.reports.model.hostnoise import HostNoise as HostNoise
+from dbbench.reports.model.hostnoise import NoisePhase as NoisePhase

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from dbbench.reports import renderers
 from dbbench.reports.document import Document, Paragraph, Table
+from dbbench.reports.noise import warn_busy
 from dbbench.reports.o2c.metrics import DISCLAIMER, RATING_NAME, summarize_result
 from dbbench.reports.o2c.model import O2CResult
 
@@ -134,6 +135,7 @@ def landscape_document(results: list[tuple[str, O2CResult]]) -> Document:
             doc.judge(row.label, "no passing probe", "fail")
         else:
             doc.judge(row.label, f"{row.users:,} users within the limit", "pass")
+    warn_busy(doc, list(results))
     return doc
 
 

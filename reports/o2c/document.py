@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dbbench.reports import renderers
 from dbbench.reports.document import Document, Facts, Figure, Items, Paragraph, Table
+from dbbench.reports.noise import add_noise
 from dbbench.reports.o2c.charts import histogram_svg, timeline_svg
 from dbbench.reports.o2c.metrics import DISCLAIMER
 from dbbench.reports.o2c.model import O2CResult
@@ -117,6 +118,7 @@ def o2c_document(result: O2CResult) -> Document:
             Table(SEARCH_HEADER, search_rows(probes), _numbers(SEARCH_HEADER, frozenset({8})),
                   row_headers=True),
         )  # fmt: skip
+    add_noise(doc, result.config)
     return doc
 
 

@@ -18,7 +18,30 @@ def o2c_row(result: O2CResult, checked: Checked) -> Row:
     saps = finite_or_none(rating(float(sph))) if isinstance(sph, int | float) else None
     cells: Row = {"sf": result.scale_factor, "kind": result.kind, "users": f.get("users")}
     cells |= {"steps_per_hour": sph, "avg_rt": f.get("avg_rt"), "rt_limit": result.rt_limit}
-    return framed(result, cells | {"saps": saps})
+    return framed(result, cells | {"saps": saps} | what_ran(result))
+
+
+def what_ran(result: O2CResult) -> Row:
+    """What a result's user count is: a search's count confirmed by a full-length run at the
+    response-time limit (``confirmed``), or the count a fixed-user run (or a study's point)
+    was given (``fixed``), and ``what`` says which, in words."""
+    from dbbench.reports.o2c.metrics import summarize_result
+
+    best = summarize_result(result).best
+    confirmed = fixed = None
+    if result.kind == "search":
+        if best is not None and best.role == "confirmation":
+            confirmed, what = best.users, "search: confirmed at the RT limit"
+        else:
+            what = "search: no confirmed count" if best is None else "search: not confirmed"
+    elif result.kind == "run":
+        fixed = result.probes[0].users if result.probes else None
+        what = "fixed-user run: " + (
+            "within the RT limit" if best is not None else "not within the RT limit"
+        )
+    else:
+        what = f"{result.kind} study ({len(result.probes)} points)"
+    return {"what": what, "confirmed": confirmed, "fixed": fixed}
 
 
 def o2c_study(result: O2CResult, title: str) -> dict[str, Any] | None:
@@ -73,10 +96,14 @@ def _study(result: O2CResult, row: Row) -> dict[str, Any] | None:
 
 
 #: the page's note and its columns (``rows.columns``)
-NOTE = "Users at the response-time limit and dialog steps/h (O2C-SAPS: unofficial)."
+NOTE = (
+    "What each result ran: a search's user count confirmed at the response-time limit, or a "
+    "fixed-user run's given count (not a limit), and dialog steps/h (O2C-SAPS: unofficial)."
+)
 COLUMNS = columns(
-    "id=result|system|engine|version|sf=SF#|kind|users=users at RT limit#|"
+    "id=result|system|engine|version|sf=SF#|what=what ran|"
+    "confirmed=users at RT limit (confirmed search)#|fixed=users (fixed-user run)#|"
     "steps_per_hour=steps/h#|avg_rt=avg RT s#|rt_limit=RT limit s#|"
-    "saps=O2C-SAPS (unofficial)#|status|date|kit"
+    "saps=O2C-SAPS (unofficial)#|status|host=host noise|date|kit"
 )
 SITE = SiteView("o2c", "o2c", "o2c landscape", NOTE, o2c_row, COLUMNS, study=_study, order=10)

@@ -448,6 +448,7 @@ def _row(item: Found) -> tuple[rows.Row, Verdict | None]:
     view = item.family.site_view()
     row = view.row(item.result, verdict.checked)
     row.update(table=view.view, hash=verdict.provenance.hash, family=item.family.name)
+    row["suite"] = rows.suite_of(item.path)  # provenance: the suite file that ran it, if any
     return row, verdict
 
 

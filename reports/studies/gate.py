@@ -8,6 +8,13 @@ every run and stream. A query regressed when all of these hold:
 * the two distributions do not overlap in the middle (candidate p25 above baseline p75);
 * it slowed by more than ``min_delta`` seconds (sub-millisecond differences are the timer's).
 
+Where both sides have two or more results (repetitions: whole benchmarks, the independent
+samples), the interval decides instead of the interquartile band: each result's median of a
+query is one sample, and the query regressed when the 95 % Welch t interval of the ratio of
+the sides' geometric means lies above 1 (and its ratio beyond the threshold and
+``min_delta``); an interval that spans 1 is "unchanged". Where that interval is wider than
+the threshold, the gate says about how many repetitions per side would narrow it under it.
+
 A query that failed in the candidate but not in the baseline, or that the candidate lacks,
 is a regression too. The refresh functions are left out unless asked for: they change the
 database, so their times depend on its state (how many update sets it has absorbed), and a
@@ -19,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -26,6 +34,7 @@ from typing import Any, Literal
 
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.tpch.analysis import COLUMNS, QUERY_COLUMNS
+from dbbench.reports.tpch.fair import t95
 from dbbench.reports.tpch.latency import Distribution, distributions
 from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.plans import (
@@ -54,6 +63,10 @@ class Change:
     #: where the noise, not the threshold, set the band: about how many samples per side
     #: would bring the noise under the threshold (the band shrinks as 1/sqrt(n))
     needed: int | None = None
+    #: with repetitions on both sides: the 95 % interval of the ratio over them, and how many
+    low: float | None = None
+    high: float | None = None
+    repetitions: int | None = None  # the fewer of the two sides'
 
     @property
     def percent(self) -> float | None:
@@ -66,6 +79,12 @@ class GateResult:
     changes: list[Change]
     geomean_ratio: float | None  # over the queries both results have
     warnings: list[str] = field(default_factory=list)
+    #: the repetitions (results) on each side; with two or more on both the interval decides
+    repetitions: tuple[int, int] = (1, 1)
+
+    @property
+    def by_interval(self) -> bool:
+        return min(self.repetitions) >= 2
 
     @property
     def regressions(self) -> list[Change]:
@@ -173,10 +192,13 @@ def gate(
     force: bool = False,
     refresh: bool = False,
     texts: tuple[PlanTexts, PlanTexts] | None = None,
+    repetitions: tuple[Sequence[BenchmarkResult], Sequence[BenchmarkResult]] | None = None,
 ) -> GateResult:
     """Judge every query (and refresh function) of ``cand`` against ``base``; each query
     also says whether its plan changed (by the plans' shapes), with the first differing
-    lines where ``texts`` (of the baseline and the candidate) hold both plans."""
+    lines where ``texts`` (of the baseline and the candidate) hold both plans.
+    ``repetitions``: the results ``base`` and ``cand`` pool (:func:`pooled`); with two or
+    more on each side a query's verdict comes from the interval over them."""
     if threshold < 0 or not math.isfinite(threshold):
         raise ReportsError(f"the threshold must be a percentage >= 0, not {threshold}")
     refuse, warnings = comparability(base, cand)
@@ -197,6 +219,10 @@ def gate(
             changes.append(Change(col, b, None, None, 0.0, "failed"))
         elif b is not None or c is not None:
             changes.append(_judge(b, c, threshold / 100.0, min_delta))
+    reps = repetitions or ([base], [cand])
+    if min(len(reps[0]), len(reps[1])) >= 2:
+        for change in changes:
+            _by_interval(change, reps, threshold / 100.0, min_delta)
     _plans(base, cand, changes, texts or (PlanTexts(), PlanTexts()))
     lacking = [side for side, r in (("baseline", base), ("candidate", cand)) if r.plans is None]
     if lacking:  # said once: no query's verdict can say whether its plan changed
@@ -205,7 +231,59 @@ def gate(
         )
     ratios = [ch.ratio for ch in changes if ch.ratio is not None and 0 < ch.ratio < math.inf]
     geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
-    return GateResult(threshold, changes, geo, warnings)
+    return GateResult(threshold, changes, geo, warnings, (len(reps[0]), len(reps[1])))
+
+
+def _medians(results: Sequence[BenchmarkResult], column: str) -> list[float]:
+    """The median of ``column`` in each result that measured it (one sample per result)."""
+    out = []
+    for result in results:
+        d = next((d for d in distributions(result) if d.column == column), None)
+        if d is not None and d.median > 0:
+            out.append(d.median)
+    return out
+
+
+def welch(base: Sequence[float], cand: Sequence[float]) -> tuple[float, float, float]:
+    """(ratio, low, high): the candidate's geometric mean over the baseline's with the 95 %
+    Welch t interval of the difference of mean logs (two or more samples a side)."""
+    lb, lc = [math.log(v) for v in base], [math.log(v) for v in cand]
+    mb, mc = statistics.fmean(lb), statistics.fmean(lc)
+    vb, vc = statistics.variance(lb) / len(lb), statistics.variance(lc) / len(lc)
+    se = math.sqrt(vb + vc)
+    if se == 0:
+        return math.exp(mc - mb), math.exp(mc - mb), math.exp(mc - mb)
+    df = (vb + vc) ** 2 / (vb**2 / (len(lb) - 1) + vc**2 / (len(lc) - 1))
+    half = t95(max(1, math.floor(df))) * se
+    return math.exp(mc - mb), math.exp(mc - mb - half), math.exp(mc - mb + half)
+
+
+def _by_interval(
+    change: Change,
+    reps: tuple[Sequence[BenchmarkResult], Sequence[BenchmarkResult]],
+    limit: float,
+    min_delta: float,
+) -> None:
+    """Decide ``change`` on the interval over the repetitions (its failures stay)."""
+    if change.verdict not in ("regressed", "improved", "unchanged"):
+        return
+    base, cand = _medians(reps[0], change.column), _medians(reps[1], change.column)
+    if len(base) < 2 or len(cand) < 2:
+        return
+    ratio, low, high = welch(base, cand)
+    n = min(len(base), len(cand))
+    change.ratio, change.low, change.high, change.repetitions = ratio, low, high, n
+    change.noise = max(high / ratio - 1.0, 1.0 - low / ratio)  # the interval's half-width
+    delta = statistics.median(cand) - statistics.median(base)
+    change.verdict = "unchanged"
+    if low > 1.0 and ratio > 1.0 + limit and delta > min_delta:
+        change.verdict = "regressed"
+    elif high < 1.0 and ratio < 1.0 / (1.0 + limit) and -delta > min_delta:
+        change.verdict = "improved"
+    change.needed = None
+    half = math.log(high / low) / 2
+    if limit > 0 and half > math.log(1.0 + limit):  # too wide to resolve a threshold's change
+        change.needed = max(n + 1, math.ceil(n * (half / math.log(1.0 + limit)) ** 2))
 
 
 def _plans(

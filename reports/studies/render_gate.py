@@ -23,10 +23,16 @@ def _pct(change: Change) -> str:
     return "n/a" if p is None else f"{p:+.1f} %"
 
 
-def _row(c: Change) -> list[str]:
+def _interval(c: Change) -> str:
+    if c.low is None or c.high is None:
+        return "-"
+    return f"{c.low:.2f}x-{c.high:.2f}x"
+
+
+def _row(c: Change, by_interval: bool = False) -> list[str]:
     base = c.base.median if c.base else None
     cand = c.cand.median if c.cand else None
-    return [
+    row = [
         c.column,
         _ms(base),
         _ms(cand),
@@ -36,9 +42,14 @@ def _row(c: Change) -> list[str]:
         c.verdict.upper() if c.verdict in ("regressed", "failed", "missing") else c.verdict,
         c.plan or "-",
     ]
+    if by_interval:
+        row.insert(5, _interval(c))
+    return row
 
 
 HEADS = ["query", "baseline ms", "candidate ms", "change", "noise", "n", "verdict", "plan"]
+#: with repetitions on both sides: the interval beside the noise (its half-width)
+INTERVAL_HEADS = [*HEADS[:5], "95 % interval", *HEADS[5:]]
 
 
 def _plan_diffs(g: GateResult) -> list[tuple[str, list[str]]]:
@@ -69,9 +80,18 @@ def verdict_line(g: GateResult) -> str:
 
 def _summary(g: GateResult, base: str, cand: str) -> list[str]:
     geo = "n/a" if g.geomean_ratio is None else f"{g.geomean_ratio:.3f}x"
+    how = (
+        f"decided on the 95 % interval over {g.repetitions[0]} and {g.repetitions[1]} "
+        "repetitions (a query regressed only where its interval lies above 1x), noise: the "
+        "interval's half-width"
+        if g.by_interval
+        else "decided on the noise band (the larger interquartile range; give both sides two "
+        "or more results, -b/-c, for intervals)"
+    )
     return [
         f"candidate {cand} against baseline {base}: threshold {g.threshold:g} %, "
         "medians of full-resolution times over every run and stream",
+        how,
         f"geometric mean of the median ratios: {geo}",
     ]
 
@@ -80,14 +100,32 @@ def gate_document(g: GateResult, base: str, cand: str) -> Document:
     """The gate's result: its summary, a row per query, each changed plan's first differing
     lines, its warnings and its verdict; the JSON report's data beside them."""
     doc = Document("Regression gate", data=gate_data(g, base, cand))
-    numbers = frozenset(range(1, len(HEADS) - 2))
+    heads = INTERVAL_HEADS if g.by_interval else HEADS
+    numbers = frozenset(range(1, len(heads) - 2))
     doc.section(
         "Queries",
         *(Paragraph(f"{line}.") for line in _summary(g, base, cand)),
-        Table(HEADS, [_row(c) for c in g.changes], numbers, row_headers=True),
+        Table(heads, [_row(c, g.by_interval) for c in g.changes], numbers, row_headers=True),
     )
     noisy = [c for c in g.changes if c.needed is not None]
-    if noisy:
+    if noisy and g.by_interval:
+        doc.section(
+            "Noisy queries",
+            Paragraph(
+                "Where a query's interval is wider than the threshold it cannot resolve a "
+                "change of the threshold's size: about this many repetitions per side (whole "
+                "runs: -b/-c, or suite --repeat) would narrow it under the threshold."
+            ),
+            *(
+                Paragraph(
+                    f"{c.column}: interval {_interval(c)} (+/-{c.noise * 100:.0f} %) against "
+                    f"{g.threshold:g} %, {c.repetitions} repetitions: about {c.needed} "
+                    "repetitions per side."
+                )
+                for c in noisy
+            ),
+        )
+    elif noisy:
         doc.section(
             "Noisy queries",
             Paragraph(
@@ -127,6 +165,8 @@ def gate_data(g: GateResult, base: str, cand: str) -> dict[str, Any]:
         "threshold_percent": g.threshold,
         "passed": g.passed,
         "geomean_ratio": g.geomean_ratio,
+        "decided_on": "interval" if g.by_interval else "noise band",
+        "repetitions": list(g.repetitions),
         "warnings": g.warnings,
         "changes": [
             {
@@ -139,6 +179,8 @@ def gate_data(g: GateResult, base: str, cand: str) -> dict[str, Any]:
                 "plan": c.plan,
                 "plan_diff": c.plan_diff,
                 "samples_needed": c.needed,
+                "low": c.low,
+                "high": c.high,
             }
             for c in g.changes
         ],

@@ -202,7 +202,10 @@ def _pooled(views: list[EntryView], baseline: str) -> Fair | None:
             groups.setdefault(v.record.name, []).append(v.result)
     if baseline not in groups or max(len(g) for g in groups.values()) < 2:
         return None
-    return fair.build(list(groups.items()))
+    built = fair.build(list(groups.items()))
+    # compare's guards: entries of other kits or seeds (a resumed suite) name no winner
+    built.not_comparable = fair.differences([r for g in groups.values() for r in g])
+    return built
 
 
 def build_comparisons(out_dir: Path, index: SuiteIndex) -> list[Comparison]:

@@ -97,13 +97,21 @@ def _problems(result: BenchmarkResult) -> list[Reason]:
     return [reason("problems-recorded", count=len(result.errors), first=result.errors[0])]
 
 
+#: the scale factor of the qualification database the ACID tests run on (clause 3.1)
+QUALIFICATION_SF = 1.0
+
+
 def _acid(result: BenchmarkResult) -> list[Reason]:
-    """Clause 3: no ACID result attached (the tests not run), or one that did not pass."""
+    """Clause 3: no ACID result attached (the tests not run), one that did not pass, or one
+    that passed on a database smaller than the qualification database (a development check,
+    not a qualification run)."""
     if result.acid is None:
         return [reason("acid-not-run")]
-    if result.acid.verdict == "passed":
-        return []
-    return [reason("acid-not-passed", summary=result.acid.summary)]
+    if result.acid.verdict != "passed":
+        return [reason("acid-not-passed", summary=result.acid.summary)]
+    if result.acid.scale_factor < QUALIFICATION_SF:  # a development check (clause 3.1)
+        return [reason("acid-not-qualification", sf=f"{result.acid.scale_factor:g}")]
+    return []
 
 
 def evaluate(result: BenchmarkResult, runs: list[RunSummary]) -> Compliance:

@@ -12,6 +12,7 @@ from dbbench.reports.document import Document, Facts, Figure, Paragraph, Table
 from dbbench.reports.tpch.analysis import COLUMNS
 from dbbench.reports.tpch.fairness import preflight_result
 from dbbench.reports.tpch.render import chart_svg, headline_facts, render_json
+from dbbench.reports.tpch.settings import settings_table
 from dbbench.reports.tpch.summary import Report
 
 RUNS_HEADER = ["run", "streams", "Power@Size", "Throughput@Size", "QphH@Size", "Ts"]
@@ -40,6 +41,9 @@ def tpch_document(report: Report) -> Document:
         for r in report.runs
     ]  # fmt: skip
     doc.section("Runs", Table(RUNS_HEADER, runs, frozenset(range(5))))
+    settings = settings_table(report)
+    if settings is not None:
+        doc.section("Engine settings", settings)
     for run in report.runs:
         rows = [
             [c, fmt.num1(run.power_times.get(c)), fmt.num1(run.throughput_means.get(c))]

@@ -40,6 +40,10 @@ MESSAGES: dict[str, str] = {
     "update-set-reused": "update set(s) {sets} used by more than one refresh pair",
     "problems-recorded": "{count} problem(s) recorded during the run, the first: {first}",
     "acid-not-passed": "the ACID tests did not pass: {summary}",
+    "acid-not-qualification": (
+        "the ACID tests passed at SF {sf}, not on the qualification database (SF 1): "
+        "a development check, not a qualification run"
+    ),
     "acid-not-run": (
         "ACID: not run: no ACID result of this engine and configuration is attached "
         "(dbbench acid, then dbbench run or report --acid)"

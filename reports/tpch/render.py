@@ -25,6 +25,7 @@ from dbbench.reports import formatting as fmt
 from dbbench.reports.chart import render_svg
 from dbbench.reports.formatting import plain
 from dbbench.reports.model import REPORT_HTML_FILE, REPORT_MD_FILE, SUMMARY_FILE
+from dbbench.reports.renderers.text import table_lines
 from dbbench.reports.safeio import write_text
 from dbbench.reports.templating import environment
 from dbbench.reports.tpch.analysis import COLUMNS, RunSummary, StreamRow
@@ -32,6 +33,7 @@ from dbbench.reports.tpch.costsheet import CostSheet, load_cost_sheet
 from dbbench.reports.tpch.latency import Distribution
 from dbbench.reports.tpch.model import BenchmarkResult, RunResult
 from dbbench.reports.tpch.render_studies import study_sections, text_lines
+from dbbench.reports.tpch.settings import settings_table
 from dbbench.reports.tpch.summary import Report, build_report
 from dbbench.reports.tpch.telemetry import PhaseUsage, TelemetrySummary
 
@@ -332,6 +334,10 @@ def render_text(report: Report, color: bool = False, width: int = 100) -> str:
         console.print(Text(plain(f"note: {note}")))
     for line in text_lines(report.result):
         console.print(Text(plain(line)))
+    settings = settings_table(report)
+    if settings is not None:  # the document's table, as every other format shows it
+        for line in table_lines(settings):
+            console.print(Text(line))
     console.print(Text(plain(report.disclosure)))
     return buffer.getvalue()
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Protocol
 from urllib.parse import parse_qsl, urlsplit
 
+from dbbench.reports.document import Table
 from dbbench.reports.tpch.costsheet import CostSheet
 from dbbench.reports.tpch.model import BenchmarkResult
 
@@ -57,3 +59,23 @@ def setting_rows(result: BenchmarkResult, sheet: CostSheet | None) -> list[Setti
             priced = "in the cost sheet" if _covered(name, sheet) else "UNPRICED"
         rows.append(SettingRow(name, value, source, priced))
     return rows
+
+
+class HasSettings(Protocol):
+    """A report that holds its setting rows (:class:`reports.tpch.summary.Report`)."""
+
+    @property
+    def settings(self) -> list[SettingRow]: ...
+
+
+SETTINGS_HEADER = ["Engine setting", "Value", "Set by", "Priced"]
+
+
+def settings_table(report: HasSettings) -> Table | None:
+    """Every engine setting the result disclosed (those of the engine URL "Set by: URL", a
+    URL setting a cost sheet does not name UNPRICED); None when it disclosed none. The text
+    summary and every document-rendered format show this one table."""
+    if not report.settings:
+        return None
+    rows = [[s.name, s.value, s.source, s.priced or "-"] for s in report.settings]
+    return Table(SETTINGS_HEADER, rows, frozenset())

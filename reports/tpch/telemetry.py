@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from markupsafe import escape
 
+from dbbench.reports.model.hostnoise import EMBEDDED, UNATTRIBUTED, HostNoise, NoisePhase
 from dbbench.reports.tpch.model import BenchmarkResult, Telemetry
 
 MB = 1_000_000
@@ -182,41 +183,33 @@ def summarise(result: BenchmarkResult) -> TelemetrySummary | None:
     return summary
 
 
-OTHER_CPU_LIMIT = 25.0  # % of all cores used by other processes: another workload
-STEAL_LIMIT = 5.0  # % of all cores stolen by a hypervisor
-
-
 def _embedded(url: str) -> bool:
     """An engine inside dbbench's process (its URL names no host): its CPU is the kit's."""
     head, _, rest = url.partition("://")
     return bool(head) and not rest.split("/", 1)[0].split("@")[-1].split("?")[0]
 
 
-def busy_host(summary: TelemetrySummary, embedded: bool) -> list[str]:
-    """One sentence per phase whose host was busy with other work: a load average above the
-    CPU count, hypervisor steal, or (an embedded engine) CPU that neither dbbench nor its
-    engine used; a server engine's CPU is not attributable, and the report says so."""
-    out = []
-    cores = summary.cores
+def host_noise(summary: TelemetrySummary, embedded: bool) -> HostNoise:
+    """The phases' host noise as every family records it (:mod:`reports.model.hostnoise`):
+    an embedded engine's CPU is the kit's; a server's is not told apart from other work."""
+    noise = HostNoise(summary.cores, EMBEDDED if embedded else UNATTRIBUTED)
     for p in summary.phases:
-        if p.phase == "whole benchmark":
-            continue
-        if cores and p.load_max is not None and p.load_max > cores:
-            out.append(
-                f"host busy during {p.phase}: load average {p.load_max:.1f} above its {cores} CPUs"
-            )
-        if p.steal is not None and p.steal > STEAL_LIMIT:
-            out.append(f"host busy during {p.phase}: {p.steal:.0f} % of the CPU stolen")
-        if embedded and p.kit is not None and p.cpu_busy is not None:
-            other = p.cpu_busy - p.kit
-            if other > OTHER_CPU_LIMIT:
-                out.append(
-                    f"host busy during {p.phase}: {other:.0f} % of the CPU used by other "
-                    "processes than dbbench and its engine"
+        if p.phase != "whole benchmark":
+            noise.phases.append(
+                NoisePhase(
+                    p.phase, p.start, p.end, p.load_max, p.cpu_busy, p.kit,
+                    0.0 if embedded else None, p.steal, attributable=embedded,
                 )
-    if out and not embedded:
-        out.append("the engine is a server: host CPU is not attributable to it")
-    return out
+            )  # fmt: skip
+    return noise
+
+
+def busy_host(summary: TelemetrySummary, embedded: bool) -> list[str]:
+    """One sentence per phase whose host was busy with other work, by the one judge of every
+    family (:meth:`reports.model.hostnoise.HostNoise.busy`): a load average above the CPU
+    count, hypervisor steal, or (an embedded engine) CPU that neither dbbench nor its engine
+    used; a server engine's CPU is not attributable, and the report says so."""
+    return host_noise(summary, embedded).busy()
 
 
 # ---------------------------------------------------------------- the time-series chart

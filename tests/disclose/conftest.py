@@ -8,6 +8,8 @@ import pytest
 
 #: the example sheet prices an 8-vCPU machine
 SHEET = Path(__file__).resolve().parents[2] / "examples" / "cost-sheets" / "cloud-vm-3y.toml"
+#: the benchmark sponsor the package names (``--sponsor``)
+SPONSOR = "Example Sponsor & Co <Benchmarks>"
 
 
 @pytest.fixture(scope="session")
@@ -24,9 +26,12 @@ def disclose_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def package(disclose_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``dbbench disclose`` of that run with the example cost sheet, PDFs included."""
+    """``dbbench disclose`` of that run with the example cost sheet and a sponsor, PDFs
+    included."""
     from dbbench.cli import main
 
     out = tmp_path_factory.mktemp("package") / "out"
-    assert main(["disclose", str(disclose_run), "-o", str(out), "--cost-sheet", str(SHEET)]) == 0
+    args = ["disclose", str(disclose_run), "-o", str(out), "--cost-sheet", str(SHEET),
+            "--sponsor", SPONSOR]  # fmt: skip
+    assert main(args) == 0
     return out

@@ -28,6 +28,7 @@ from dbbench.reports.tpch.summary import build_report
 CHROMIUM = "/usr/bin/chromium"
 SHEET = Path(__file__).resolve().parents[2] / "examples" / "cost-sheets" / "cloud-vm-3y.toml"
 PAGES = ("executive-summary.html", "fdr.html", "checklist.html")
+SPONSOR = "Example Sponsor & Co <Benchmarks>"  # conftest's package names it
 
 
 def _require_chromium() -> None:
@@ -75,6 +76,10 @@ def test_the_package_holds_every_file(package: Path) -> None:
             p.relative_to(archive).as_posix() for p in (archive / top).rglob("*") if p.is_file()
         )
         assert sorted(names) == on_disk
+    # the browser tests below open every HTML file of the package
+    assert sorted(p.relative_to(package).as_posix() for p in package.rglob("*.html")) == sorted(
+        PAGES
+    )
     scripts = archive / "benchmark_scripts"
     assert "CREATE TABLE lineitem (" in (scripts / "ddl.sql").read_text()
     assert len(list((scripts / "queries").rglob("q*.qgen.sql"))) == 2 * 3 * 22
@@ -96,6 +101,7 @@ def test_the_executive_summary_pdf_is_three_pages_with_every_number(
     assert f"QphH@0.01 {fmt.num1(h.qphh)}" in pages[0]
     assert f"Power@0.01 {fmt.num1(h.power)}" in pages[0]
     assert f"Throughput@0.01 {fmt.num1(h.throughput)}" in pages[0]
+    assert f"Benchmark sponsor {SPONSOR}" in pages[0]
     assert "9,948.24 USD" in pages[1]  # the sheet's 3-year total, on the pricing page
     third = pages[2]
     for run in report.runs:
@@ -106,6 +112,38 @@ def test_the_executive_summary_pdf_is_three_pages_with_every_number(
     for column in COLUMNS:  # every query and refresh time of every stream, in its row
         times = " ".join(fmt.num1(row.cells[column]) for row in cells)
         assert f"{column} {times} " in third + " ", column
+
+
+@pytest.mark.chromium
+def test_a_long_cost_sheet_runs_on_over_more_pages_and_is_not_cut(
+    disclose_run: Path, tmp_path: Path
+) -> None:
+    """90 priced items do not fit one page: the pricing spreadsheet runs on over the next
+    pages, every item and the total printed; the numerical quantities follow it whole."""
+    _require_chromium()
+    head = SHEET.read_text().split("[[item]]", 1)[0]
+    items = "".join(
+        f'[[item]]\ncategory = "hardware"\ndescription = "Priced part number {n:03d}"\n'
+        f"unit_price = {n}.50\nquantity = 1\n\n"
+        for n in range(1, 91)
+    )
+    sheet = tmp_path / "long.toml"
+    sheet.write_text(head + items)
+    out = tmp_path / "out"
+    assert main(["disclose", str(disclose_run), "-o", str(out), "--cost-sheet", str(sheet)]) == 0
+    pages = page_texts((out / "executive-summary.pdf").read_bytes())
+    assert len(pages) > 3
+    text = " ".join(pages)
+    for n in range(1, 91):
+        assert f"Priced part number {n:03d}" in text, n
+    total = sum(n + 0.5 for n in range(1, 91))
+    assert f"total {total:,.2f} USD" in text
+    assert pages[0].count("Priced part number") == 0  # page 1 is the overview alone
+    quantities = [i for i, page in enumerate(pages) if "Numerical quantities" in page]
+    assert quantities == [len(pages) - 1]  # the last page, on a page of its own
+    assert "Priced part number" not in pages[-1]
+    report = build_report(load_result(disclose_run))
+    assert "seed " + " ".join(str(row.seed) for run in report.runs for row in run.rows) in pages[-1]
 
 
 def test_the_checklist_marks_each_item_with_evidence(disclose_run: Path, tmp_path: Path) -> None:
@@ -128,20 +166,52 @@ def test_the_checklist_marks_each_item_with_evidence(disclose_run: Path, tmp_pat
     # Q3 as DuckDB ran it: qgen's row limit replaced by the dialect's, both lines marked
     assert "- fetch first 10 rows only;\n+ limit 10;" in fdr
     assert "run 1, stream 2, Q3: parameters" in fdr
+    # Q15's view as the run named it (its token kept in the result), against qgen's name
+    token = json.loads((disclose_run / "result.json").read_text())["config"]["disclosure"][
+        "view_token"
+    ]
+    assert (
+        "- create view revenue2 (supplier_no, total_revenue) as\n"
+        f"+ create view revenue2_r1_{token} (supplier_no, total_revenue) as\n"
+    ) in fdr
+    assert f"- drop view revenue2;\n+ drop view revenue2_r1_{token};" in fdr
+    assert f"revenue0_r2_{token}" in fdr
+    executed = tmp_path / "out" / "supporting-files" / "benchmark_scripts" / "queries"
+    assert f"revenue1_r1_{token}" in (executed / "run1" / "stream1" / "q15.sql").read_text()
+    assert "Benchmark sponsor</th><td>not stated" in fdr
 
 
 def test_a_row_deleted_after_the_load_fails_the_row_count_item(
-    disclose_run: Path, tmp_path: Path
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    run = _copy(disclose_run, tmp_path)
+    """A row really deleted: between the end of the load and the count the run takes after
+    it, another session of the same database deletes region 4 (its five nations are then
+    orphans); the kit's own counts find it."""
+    import duckdb
 
-    def deleted(data: dict[str, Any]) -> None:  # what the run counts when a row went missing
-        facts = data["config"]["disclosure"]
-        for when in ("rows_after_load", "rows_after_test"):
-            facts[when]["region"] -= 1
-        facts["orphans_after_load"]["fk_nation_n_regionkey"] = 5  # the region's nations
+    from dbbench.drivers.sequencer import benchmark
 
-    _edit(run, deleted)
+    take_facts = benchmark.disclosure_facts
+    deleted: list[str] = []
+
+    def delete_then_take(ctx: Any, facts: dict[str, Any], when: str) -> None:
+        if when == "after_load":
+            session = ctx.open_session()
+            try:
+                session.execute("DELETE FROM region WHERE r_regionkey = 4")
+            finally:
+                ctx.close_session(session)
+            deleted.append(when)
+        take_facts(ctx, facts, when)
+
+    monkeypatch.setattr(benchmark, "disclosure_facts", delete_then_take)
+    run = tmp_path / "run"
+    args = ["run", "-s", "0.01", "-o", str(run), "--runs", "1", "--telemetry-interval", "0",
+            "--plans", "off", "--no-answers"]  # fmt: skip
+    assert main(args) == 0
+    assert deleted == ["after_load"]
+    with duckdb.connect(str(run / "tpch.duckdb"), read_only=True) as db:
+        assert db.execute("SELECT COUNT(*) FROM region").fetchone() == (4,)  # it is gone
     items = _disclose(run, tmp_path / "out")
     assert items["rows-after-load"]["status"] == "fail"
     assert items["rows-after-load"]["evidence"] == "region: 4 rows, generated 5"
@@ -152,6 +222,22 @@ def test_a_row_deleted_after_the_load_fails_the_row_count_item(
     )
     verdicts = (tmp_path / "out" / "fdr.html").read_text()
     assert "region: 4 rows, generated 5" in verdicts
+
+
+def test_an_older_run_s_q15_view_token_comes_from_its_journal(
+    disclose_run: Path, tmp_path: Path
+) -> None:
+    """A run made before the result kept the token: its journal's first event names it."""
+    run = _copy(disclose_run, tmp_path)
+    token = json.loads((run / "result.json").read_text())["config"]["disclosure"]["view_token"]
+    _edit(run, lambda data: data["config"]["disclosure"].pop("view_token"))
+    _disclose(run, tmp_path / "journal")
+    executed = tmp_path / "journal" / "supporting-files" / "benchmark_scripts" / "queries"
+    assert f"revenue0_r1_{token}" in (executed / "run1" / "stream0" / "q15.sql").read_text()
+    (run / "journal.jsonl").unlink()  # neither: qgen's own name, as before
+    _disclose(run, tmp_path / "none")
+    executed = tmp_path / "none" / "supporting-files" / "benchmark_scripts" / "queries"
+    assert "view revenue0 " in (executed / "run1" / "stream0" / "q15.sql").read_text()
 
 
 def test_an_index_dropped_and_a_view_left_by_the_test_fail_the_structures_item(
@@ -175,22 +261,24 @@ def test_an_index_dropped_and_a_view_left_by_the_test_fail_the_structures_item(
 def test_a_priced_8_cpu_sheet_on_a_2_cpu_run_fails_priced_vs_measured(
     disclose_run: Path, tmp_path: Path
 ) -> None:
-    run = _copy(disclose_run, tmp_path)
-
-    def two_cpus(data: dict[str, Any]) -> None:
-        data["system"].update(cores=2, threads=2)
-
-    _edit(run, two_cpus)
-    sheet = tmp_path / "two.toml"
-    eight = SHEET.read_text().replace("[priced]\nstorage_gib = 500\nmemory_gib = 64\n", "")
-    sheet.write_text(eight)
-    items = _disclose(run, tmp_path / "eight", "--cost-sheet", str(sheet))
+    """The run as measured on this machine (2 CPUs on the development VM), its result not
+    edited; the example sheet prices 8 vCPUs (16 on a machine that has 8)."""
+    measured = load_result(disclose_run).system
+    cpus = measured.threads or measured.cores
+    assert cpus == os.cpu_count()  # what the run measured is the machine's
+    priced = 8 if cpus != 8 else 16
+    sheet = tmp_path / "sheet.toml"
+    text = SHEET.read_text().replace("[priced]\nstorage_gib = 500\nmemory_gib = 64\n", "")
+    sheet.write_text(text.replace("8 vCPU", f"{priced} vCPU"))
+    items = _disclose(disclose_run, tmp_path / "priced", "--cost-sheet", str(sheet))
     assert items["priced-measured"]["status"] == "fail"
-    assert items["priced-measured"]["evidence"] == "priced 8 CPUs on a 2-CPU run"
-    sheet.write_text(eight.replace("8 vCPU", "2 vCPU"))
-    items = _disclose(run, tmp_path / "two", "--cost-sheet", str(sheet))
+    assert items["priced-measured"]["evidence"] == f"priced {priced} CPUs on a {cpus}-CPU run"
+    fdr = (tmp_path / "priced" / "fdr.html").read_text()
+    assert f"the priced configuration is not the measured one: priced {priced} CPUs" in fdr
+    sheet.write_text(text.replace("8 vCPU", f"{cpus} vCPU"))
+    items = _disclose(disclose_run, tmp_path / "same", "--cost-sheet", str(sheet))
     assert items["priced-measured"]["status"] == "pass", items["priced-measured"]
-    assert items["priced-measured"]["evidence"] == "priced 2 CPUs, measured 2"
+    assert items["priced-measured"]["evidence"] == f"priced {cpus} CPUs, measured {cpus}"
 
 
 def test_an_acid_result_is_disclosed_and_a_failed_test_fails_its_item(
@@ -198,8 +286,14 @@ def test_an_acid_result_is_disclosed_and_a_failed_test_fails_its_item(
 ) -> None:
     acid = tmp_path / "acid"
     assert main(["acid", "-s", "0.01", "--transactions", "5", "-o", str(acid)]) == 0
+    not_run = "ACID: not run: no ACID result of this engine and configuration is attached"
+    _disclose(disclose_run, tmp_path / "without")
+    assert not_run in (tmp_path / "without" / "executive-summary.html").read_text()
     items = _disclose(disclose_run, tmp_path / "out", "--acid", str(acid / "result.json"))
     assert items["acid"]["status"] == "pass", items["acid"]
+    # attached to the run: page 1's compliance no longer lists ACID as not run
+    summary = (tmp_path / "out" / "executive-summary.html").read_text()
+    assert "Why not compliant" in summary and not_run not in summary
     assert (
         "atomicity" in items["acid"]["evidence"]
         and "isolation-1: passed" in items["acid"]["evidence"]
@@ -208,6 +302,17 @@ def test_an_acid_result_is_disclosed_and_a_failed_test_fails_its_item(
     assert "<td>isolation-1</td><td>passed</td>" in fdr
     archived = tmp_path / "out" / "supporting-files" / "benchmark_scripts" / "acid-result.json"
     assert json.loads(archived.read_text())["schema"] == "dbbench-acid-result"
+
+    # attached by dbbench run --acid: the checklist reads it from the result
+    run = tmp_path / "run"
+    args = ["run", "-s", "0.01", "-o", str(run), "--runs", "1", "--acid",
+            str(acid / "result.json"), "--telemetry-interval", "0", "--plans", "off",
+            "--no-answers"]  # fmt: skip
+    assert main(args) == 0
+    attached = _disclose(run, tmp_path / "attached")["acid"]
+    assert attached["status"] == "pass", attached
+    assert attached["evidence"].startswith("ACID: passed")
+    assert attached["source"].startswith("the ACID result attached to the run")
 
     def one_failed(data: dict[str, Any]) -> None:
         data["checks"][0]["verdict"] = "failed"
@@ -287,7 +392,7 @@ def test_a_hostile_string_is_escaped_in_every_file(disclose_run: Path, tmp_path:
     sheet = tmp_path / "evil.toml"
     quoted = HOSTILE.replace('"', '\\"')
     sheet.write_text(SHEET.read_text().replace('system = "Cloud VM', f'system = "{quoted} VM'))
-    _disclose(run, tmp_path / "out", "--cost-sheet", str(sheet))
+    _disclose(run, tmp_path / "out", "--cost-sheet", str(sheet), "--sponsor", HOSTILE)
     pages = list((tmp_path / "out").glob("*.html"))
     assert len(pages) == 3
     for page in pages:
@@ -302,7 +407,9 @@ def test_a_postgresql_run_discloses_its_index_ddl_and_every_url_setting(
 ) -> None:
     with fresh_postgres(request.getfixturevalue("pg_base_url"), "dbbench_disclose") as url:
         secret = "s3cret-disclose-pw"
-        engine = f"{url}?application_name=dbbench_disclose&copy_streams=2&password={secret}"
+        options = "options=-c%20work_mem%3D64MB%20-c%20random_page_cost%3D1.5"
+        engine = (f"{url}?application_name=dbbench_disclose&copy_streams=2&{options}"
+                  f"&password={secret}")  # fmt: skip
         run = tmp_path / "run"
         args = ["run", "-e", engine, "-s", "0.01", "-o", str(run), "--runs", "1",
                 "--telemetry-interval", "0", "--plans", "off", "--no-answers"]  # fmt: skip
@@ -316,8 +423,15 @@ def test_a_postgresql_run_discloses_its_index_ddl_and_every_url_setting(
     assert "CREATE INDEX ix_lineitem_l_shipdate ON lineitem (l_shipdate)" in fdr
     assert "CREATE INDEX ix_orders_o_orderdate ON orders (o_orderdate)" in fdr
     assert "FOREIGN KEY (l_orderkey) REFERENCES orders (o_orderkey)" in fdr
-    for name, value in (("application_name", "dbbench_disclose"), ("copy_streams", "2")):
-        assert f"<td>{name}</td><td>{value}</td>" in fdr
+    passed = fdr.split("setting passed in the engine URL", 1)[1].split("</table>", 1)[0]
+    for name, value in (("application_name", "dbbench_disclose"), ("copy_streams", "2"),
+                        ("options", "-c work_mem=64MB -c random_page_cost=1.5"),
+                        ("password", "(hidden)")):  # fmt: skip
+        assert f"<td>{name}</td><td>{value}</td>" in passed, name
+    assert passed.count("<tr>") == 4  # every setting the URL passes, none more
+    read = fdr.split("engine setting (as read)", 1)[1].split("</table>", 1)[0]
+    assert "<td>work_mem</td><td>64MB</td>" in read  # as the server took it
+    assert "<td>random_page_cost</td><td>1.5</td>" in read
     for path in (tmp_path / "out").rglob("*"):
         if path.is_file():
             assert secret.encode() not in path.read_bytes(), path

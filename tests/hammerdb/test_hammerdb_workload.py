@@ -17,6 +17,7 @@ from dbbench.drivers.lifecycle import Workload, open_run
 from dbbench.drivers.url import parse_url
 from dbbench.reports.hammerdb.model import HammerDBResult
 from dbbench.reports.model import RESULT_FILE
+from dbbench.reports.model.hostnoise import recorded
 
 pytestmark = [pytest.mark.hammerdb, pytest.mark.postgresql, pytest.mark.timeout(600)]
 
@@ -47,5 +48,13 @@ def test_hammerdb_through_the_workload_protocol(
             drop_role(pg_base_url, role)
     assert result.status == "complete" and result.errors == []
     assert result.nopm is not None and result.nopm > 0 and result.build["ok"] is True
-    assert HammerDBResult.read(out / RESULT_FILE).nopm == result.nopm
+    written = HammerDBResult.read(out / RESULT_FILE)
+    assert written.nopm == result.nopm
+    noise = recorded(written.config)  # the build's and the run's host noise (issue 34)
+    assert noise is not None and [p.phase for p in noise.phases] == [
+        "HammerDB build",
+        "HammerDB run",
+    ]
+    assert noise.engine == "its local server processes (postgres)"
+    assert all(p.engine is not None and p.kit is not None for p in noise.phases)
     assert (out / "build.tcl").is_file() and (out / "run.tcl").is_file()

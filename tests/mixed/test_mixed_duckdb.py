@@ -30,6 +30,7 @@ from dbbench.reports.families import read_result
 from dbbench.reports.mixed.metrics import summarize_mixed
 from dbbench.reports.mixed.model import MixedResult
 from dbbench.reports.model import JOURNAL_FILE, RESULT_FILE
+from dbbench.reports.model.hostnoise import recorded
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +73,10 @@ def test_run_and_its_verdict(first_run: tuple[Path, int]) -> None:
     assert mixed.point.tpch is not None
     assert {i.phase for i in mixed.point.tpch.intervals} == {"throughput"}
     assert len(summary.interference) == 1
+    # every point's host noise, by the lifecycle's one monitor (issue 34)
+    noise = recorded(first.config)
+    assert noise is not None and len(noise.phases) == 3
+    assert all(p.phase.startswith("point ") and p.cpu_busy is not None for p in noise.phases)
 
 
 @pytest.fixture(scope="module")

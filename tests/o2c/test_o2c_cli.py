@@ -13,6 +13,8 @@ from dbbench.drivers.loader import load_database
 from dbbench.drivers.o2c.setup import workload_rows
 from dbbench.drivers.registry import open_engine
 from dbbench.errors import ExitCode
+from dbbench.reports.model import EMBEDDED
+from dbbench.reports.model.hostnoise import recorded
 from dbbench.reports.o2c.metrics import summarize
 from dbbench.reports.o2c.model import O2CResult
 from dbbench.reports.tpch.model import BenchmarkResult
@@ -88,11 +90,15 @@ def test_run_report_search_check_cleanup(
     assert "O2C-SAPS (unofficial)" in text and "not comparable with SAP certifications" in text
     assert result.engine.name == "duckdb" and result.probes[0].users == 20
     assert summary.errors == 0 and summary.steps > 0
+    noise = recorded(result.config)  # the probe's host noise (issue 34)
+    assert noise is not None and [p.phase for p in noise.phases] == ["20 users"]
+    assert noise.engine == EMBEDDED and noise.phases[0].kit is not None
 
     assert main(["report", str(out), "-f", "md"]) == 0
     md = capsys.readouterr().out
     assert "| VA01 |" in md and "| Dialog steps / hour |" in md
     assert "NOT an SAP-certified result" in md and "## Throughput over time" in md
+    assert "## Host noise" in md and "| 20 users |" in md
     assert main(["report", str(out), "-f", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["result"]["users"] == 20
     assert main(["report", str(out), "-f", "html"]) == 0

@@ -34,6 +34,21 @@ def test_unofficial_scale_factor_is_labelled_but_numbers_are_shown(factory: Fact
     assert report.headline.power == 19.2
 
 
+def test_an_acid_result_of_a_development_database_is_not_a_qualification(
+    result: BenchmarkResult,
+) -> None:
+    """Clause 3.1: the ACID tests count on the qualification database (SF 1); a pass at
+    SF 0.01 is a development check, and the run is not compliant for that reason."""
+    assert result.acid is not None and result.acid.scale_factor == 1.0
+    assert judge(result).compliant
+    result.acid = dataclasses.replace(result.acid, scale_factor=0.01)
+    verdict = judge(result)
+    assert verdict.codes == ["acid-not-qualification"]
+    assert "passed at SF 0.01, not on the qualification database" in message(verdict.reasons[0])
+    for fmt in ("text", "md", "html", "json"):
+        assert "not on the qualification database" in render(result, fmt), fmt
+
+
 def test_too_few_streams_for_the_scale_factor(factory: Factory) -> None:
     report = build_report(factory(scale_factor=100, streams=2))
     assert "2 throughput streams; SF 100 needs at least 5" in report.reasons

@@ -1,7 +1,7 @@
 """The site with twelve results, in a real Chromium at 1280 px: the index and the per-query
 page do not overflow horizontally, the per-query chart's legend names every result in its own
 colour (twelve distinct) with no label over another, its query labels do not overlap, and no
-console error."""
+console error; results of other substitution parameters are shown with no best named."""
 
 from __future__ import annotations
 
@@ -57,14 +57,23 @@ def test_twelve_results_are_readable_at_1280_px(
         )
         (inputs / f"r{n}").mkdir(parents=True)
         (inputs / f"r{n}" / "result.json").write_text(json.dumps(data))
+    reseeded = variant(base, engine="duckdb", version="99.0", host="host-x", factor=1.0)
+    for run in reseeded["runs"]:
+        run["seeds"] = {k: v + 1 for k, v in run["seeds"].items()}  # other parameters
+    other = tmp_path / "other"
+    (other / "r").mkdir(parents=True)
+    (other / "r" / "result.json").write_text(json.dumps(reseeded))
     out = tmp_path / "site"
-    assert build_site([inputs], out).included == 12
+    assert build_site([inputs, other], out).included == 13
     root = out.resolve().as_uri()
     page, _, errors = _open(browser, f"{root}/index.html")
     page.set_viewport_size({"width": 1280, "height": 900})
     width = "document.documentElement.scrollWidth <= window.innerWidth"
     assert page.evaluate(width), "the index overflows 1280 px"
-    ids = [page.locator("#landscape tbody tr").nth(i).get_attribute("data-id") for i in range(12)]
+    rows = page.locator("#landscape tbody tr")
+    versions = [rows.nth(i).locator("td[data-key=version]").text_content() for i in range(13)]
+    odd = rows.nth(versions.index("99.0")).get_attribute("data-id")
+    ids = [rows.nth(i).get_attribute("data-id") for i in range(13) if versions[i] != "99.0"]
     first = page.locator("#landscape tbody tr").first.locator("td[data-key=id] a")
     name = first.text_content() or ""
     assert any(name.startswith(e + " ") for e in ENGINES) and " host-" in name  # not a hash
@@ -84,5 +93,28 @@ def test_twelve_results_are_readable_at_1280_px(
         ".filter(r => !r.dataset.query).map(r => r.getAttribute('fill'))"
     )
     assert len(colours) == 12 and len(set(colours)) == 12
+    # the heatmap: every measured cell coloured by its ratio to the query's best
+    cells = page.evaluate(
+        "() => Array.from(document.querySelectorAll('#per-query-table td[data-ratio]'))"
+        ".map(td => [Number(td.dataset.ratio), td.className, td.parentElement.dataset.query])"
+    )
+    bounds = {"r1": (1.0, 1.1), "r2": (1.1, 1.5), "r3": (1.5, 2.0), "r4": (2.0, 4.0)}
+    assert len(cells) >= 12 * 22
+    for ratio, cls, _ in cells:
+        (shade,) = [c for c in cls.split() if c in (*bounds, "r5")]
+        low, high = bounds.get(shade, (4.0, float("inf")))
+        assert low - 1e-9 <= ratio and (ratio <= high + 1e-9), (ratio, cls)
+    assert all(any(r == 1.0 for r, _, q2 in cells if q2 == q) for _, _, q in cells)
+    assert page.locator("#heat-legend .swatch").count() == 5
+    assert page.locator("#not-comparable").count() == 0
     assert errors == []
+    page.close()
+    # other substitution parameters: the times side by side, no best named, nothing coloured
+    page, _, errors = _open(browser, f"{root}/queries.html#ids={ids[0]},{odd}")
+    page.wait_for_selector("#per-query-table")
+    note = page.locator("#not-comparable").text_content() or ""
+    assert note.startswith("Not comparable: substitution parameters (power-test seeds) differ")
+    assert page.locator("#per-query-table td[data-ratio]").count() == 0
+    assert page.locator("#per-query-table td[data-value]").count() >= 2 * 22
+    assert page.locator("#per-query-chart").count() == 0 and errors == []
     page.close()

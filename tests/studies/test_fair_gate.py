@@ -7,7 +7,7 @@ import math
 
 from results_factory import result_with
 
-from dbbench.reports.studies.gate import gate
+from dbbench.reports.studies.gate import gate, pooled
 from dbbench.reports.studies.render_gate import render_gate
 from dbbench.reports.tpch.model import PlanRecord, Plans
 
@@ -49,3 +49,38 @@ def test_timings_without_plans_are_said_once() -> None:
     ]
     planned = gate(_planned("a" * 64, 1), _planned("a" * 64, 1))  # type: ignore[arg-type]
     assert not any("without plans" in w for w in planned.warnings)
+
+
+def _reps(*medians: float) -> list[object]:
+    return [result_with({1: [m, m]}) for m in medians]
+
+
+def _gated(base: list[object], cand: list[object]) -> object:
+    return gate(pooled(base), pooled(cand), threshold=10, repetitions=(base, cand))  # type: ignore[arg-type]
+
+
+def test_with_repetitions_the_interval_decides_and_says_what_would_resolve_it() -> None:
+    clear = _gated(_reps(1.0, 1.02, 0.98), _reps(1.5, 1.52, 1.49))
+    change = clear.changes[0]  # type: ignore[attr-defined]
+    assert clear.by_interval and change.verdict == "regressed"  # type: ignore[attr-defined]
+    assert change.low is not None and 1.0 < change.low < change.ratio < change.high
+    assert change.repetitions == 3 and change.needed is None
+    # pooled into one band this noisy pair regresses (+30 %, band 23 %); the interval over
+    # three repetitions spans 1x, so it is unchanged, and says how many would resolve it
+    base, cand = _reps(1.0, 1.1, 0.9), _reps(1.3, 1.6, 1.2)
+    banded = gate(pooled(base), pooled(cand), threshold=10)  # type: ignore[arg-type]
+    assert banded.changes[0].verdict == "regressed"
+    noisy = _gated(base, cand)
+    change = noisy.changes[0]  # type: ignore[attr-defined]
+    assert change.low < 1.0 < change.high and change.verdict == "unchanged"
+    half = math.log(change.high / change.low) / 2
+    assert change.needed == max(4, math.ceil(3 * (half / math.log(1.1)) ** 2)) > 3
+    for fmt in ("text", "md", "html", "json"):
+        out = render_gate(noisy, "base", "cand", fmt)  # type: ignore[arg-type]
+        assert "interval" in out and str(change.needed) in out, fmt
+    text = render_gate(noisy, "base", "cand", "text")  # type: ignore[arg-type]
+    assert "decided on the 95 % interval over 3 and 3 repetitions" in text
+    assert f"3 repetitions: about {change.needed} repetitions per side" in text
+    single = gate(result_with({1: [1.0, 1.0]}), result_with({1: [1.0, 1.0]}))
+    assert not single.by_interval and single.changes[0].low is None
+    assert "decided on the noise band" in render_gate(single, "b", "c", "text")

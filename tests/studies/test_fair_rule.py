@@ -209,3 +209,19 @@ def test_a_query_a_stopped_run_never_ran_is_charged_too() -> None:
     q21 = next(q for q in fair.queries if q.column == "Q21")
     assert q21.penalised == [False, True] and q21.seconds[1] == pytest.approx(3 * 3.1)
     assert fair.invalid == [False, True] and len(fair.queries) == 22
+
+
+def test_a_suite_of_other_kits_names_no_winner_either() -> None:
+    from dbbench.reports.studies.suite import EntryView, _pooled
+
+    views = []
+    for name, kit in (("a", "1.0"), ("b", "1.0"), ("a", "1.0"), ("b", "2.0")):
+        result = make_result()
+        result.kit_version = kit
+        rep = 1 + sum(v.record.name == name for v in views)
+        views.append(
+            EntryView(name, EntryRecord(name, "duckdb", 0.01, rep, f"{name}-r{rep}"), result)
+        )
+    pooled = _pooled(views, "a")
+    assert pooled is not None and pooled.not_comparable == ["kit versions differ (1.0, 2.0)"]
+    assert "no winner named" in pooled.verdict(1)

@@ -5,6 +5,8 @@ and makes the result not compliant; ``gate`` refuses two engines in one line."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -42,6 +44,16 @@ def test_a_postgresql_url_setting_is_in_the_settings_table(pg_base_url: str) -> 
     assert "the cost sheet does not name the URL settings enable\\_hashjoin" in md
     html = _report_with(url, settings, "html")
     assert '<td>enable_hashjoin</td><td>off</td><td>URL</td><td class="fail">UNPRICED' in html
+    _in_text_and_json(url, settings, "enable_hashjoin", "off")
+
+
+def _in_text_and_json(url: str, settings: dict[str, str], name: str, value: str) -> None:
+    """The text summary and the JSON report hold the one settings table too."""
+    text = _report_with(url, settings, "text")
+    assert re.search(rf"^{name}\s+{value}\s+URL\s+UNPRICED$", text, re.M), text
+    doc = json.loads(_report_with(url, settings, "json"))
+    (table,) = [s for s in doc["sections"] if s["title"] == "Engine settings"]
+    assert [name, value, "URL", "UNPRICED"] in table["blocks"][0]["rows"]
 
 
 def test_a_duckdb_url_setting_is_in_the_settings_table(tmp_path: Path) -> None:
@@ -55,6 +67,7 @@ def test_a_duckdb_url_setting_is_in_the_settings_table(tmp_path: Path) -> None:
     md = _report_with(url, settings, "md")
     assert "| threads | 1 | URL | UNPRICED |" in md
     assert "| preserve\\_insertion\\_order | false | URL | UNPRICED |" in md
+    _in_text_and_json(url, settings, "threads", "1")
 
 
 def test_a_cost_sheet_of_another_machine_warns_and_is_not_compliant() -> None:

@@ -132,6 +132,16 @@ def test_repetitions_of_each_side_are_pooled(
     (q1,) = doc["changes"]
     assert q1["baseline"]["n"] == 4 and q1["candidate"]["n"] == 2
     assert q1["baseline"]["median"] == pytest.approx(1.0)
+    assert doc["decided_on"] == "noise band" and doc["repetitions"] == [2, 1]
+    paths["c2"] = tmp_path / "c2.json"
+    result_with({1: [1.6, 1.5]}).write(paths["c2"])
+    # two repetitions a side: the interval (t with one degree of freedom) spans 1x, so the
+    # same +48 % is not a regression yet, and the gate says how many would resolve it
+    assert dbbench(*args, "-c", str(paths["c2"]), "--fail-over", "20") == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["decided_on"] == "interval" and doc["repetitions"] == [2, 2]
+    (q1,) = doc["changes"]
+    assert q1["low"] < 1.0 < q1["high"] and q1["samples_needed"] > 2
     other_sf = tmp_path / "sf1.json"
     result_with({1: [1.0]}, sf=1).write(other_sf)
     assert dbbench("gate", str(paths["b1"]), str(paths["c1"]), "-b", str(other_sf)) == 1

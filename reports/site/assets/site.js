@@ -160,7 +160,8 @@
     ["cores", "cores", true], ["engine", "engine"], ["version", "version"], ["sf", "SF", true],
     ["streams", "streams", true], ["qphh", "QphH", true], ["power", "Power", true],
     ["throughput", "Throughput", true], ["price", "$/QphH", true], ["storage", "storage ratio", true], ["load", "load s", true],
-    ["compliant", "compliant"], ["acid", "ACID"], ["status", "status"], ["date", "date"],
+    ["compliant", "compliant"], ["acid", "ACID"], ["status", "status"], ["host", "host noise"],
+    ["date", "date"],
     ["kit", "kit"]];
 
   function tpchView() {
@@ -358,6 +359,18 @@
           sfs.join(", ") + "): pick results of one scale factor.", "refusal"));
         return;
       }
+      // the comparison rule's guards: other kit or query versions, or other substitution
+      // parameters (seeds), measure other things: the times are shown, no best is named
+      const why = [["kit", "kit versions"], ["query_version", "query versions"],
+        ["seed", "substitution parameters (power-test seeds)"]].filter(function (g) {
+        return distinct(chosen, g[0]).length > 1;
+      }).map(function (g) { return g[1] + " differ (" + distinct(chosen, g[0]).join(", ") + ")"; });
+      if (why.length) {
+        const p = el("p", "Not comparable: " + why.join("; ") + ": no best is named and no " +
+          "cell coloured.", "refusal");
+        p.id = "not-comparable";
+        out.appendChild(p);
+      }
       const queries = [];
       for (let q = 1; q <= 22; q++) {
         if (chosen.some(function (r) { return r.queries[String(q)] !== undefined; })) queries.push(q);
@@ -384,7 +397,7 @@
           const td = el("td", fmt(v), "num");
           td.dataset.id = chosen[i].id;
           if (typeof v === "number") td.dataset.value = String(v);  // the exact seconds
-          if (typeof v === "number" && best > 0) {
+          if (typeof v === "number" && best > 0 && !why.length) {
             const ratio = v / best;
             td.classList.add(ratioClass(ratio));
             td.title = "×" + ratio.toFixed(2) + " of the best";
@@ -408,6 +421,13 @@
         t.appendChild(tr);
       });
       out.appendChild(t);
+      if (why.length) return;  // no heatmap and no chart relative to a best
+      // the heatmap's key: each cell coloured by its time relative to the query's best
+      const key = el("p", "Cell colour, time relative to the best result of the query: ", "legend");
+      key.id = "heat-legend";
+      [["r1", "up to ×1.1"], ["r2", "×1.5"], ["r3", "×2"], ["r4", "×4"], ["r5", "more"]].forEach(
+        function (k) { key.appendChild(el("span", k[1], k[0] + " swatch")); });
+      out.appendChild(key);
       out.appendChild(el("h2", "Time relative to the best (log scale; hover a bar for seconds)"));
       out.appendChild(queryChart(chosen, queries));
     }
