@@ -362,7 +362,6 @@ def test_a_suite_entry_that_cannot_run_is_refused_before_the_first_entry(
         (["scale", "--seed", "-1"], "--seed -1"),
         (["scale", "-S", "1,1"], "twice"),
         (["scale", "-S", "1,,2"], "comma-separated"),
-        (["scale", "-s", "1e9", "-S", "1"], "are free there"),
         (["run", "-s", "1e-9"], "too small"),
         (["gen", "-s", "0.01", "-C", "1000000000", "-o", "g", "-q"], "at most 15,000"),
         (["o2c", "run", "-e", "duckdb:///gone.duckdb", "-u", "1", "--steady", "1e12"], "a week"),
