@@ -518,3 +518,24 @@ def test_spark_without_a_warehouse_leaves_nothing_in_the_working_folder(
     assert main(["load", "-e", "spark://local[1]", "-s", "0.01", "-o", str(out)]) == 0
     assert sorted(p.name for p in work.iterdir()) == []  # no spark-warehouse/, no metastore
     assert (out / "spark-warehouse" / "lineitem").is_dir()
+
+
+def test_force_loads_beside_them_and_a_url_with_no_host_names_where_it_writes(
+    scratch_pg: str,
+    pg_base_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import psycopg
+
+    monkeypatch.setenv("PGHOST", "127.0.0.1")
+    monkeypatch.setenv("PGPORT", pg_base_url.rsplit(":", 1)[1].split("/")[0])
+    url = f"postgresql://postgres@/{scratch_pg}"
+    args = ["load", "-e", url, "-s", "0.01", "-o", str(tmp_path / "load"), "--force"]
+    assert main(args) == ExitCode.OK
+    err = capsys.readouterr().err
+    assert f"the URL names no host or database: database '{scratch_pg}' on 127.0.0.1:" in err
+    with psycopg.connect(f"{pg_base_url.rsplit('/', 1)[0]}/{scratch_pg}") as conn:
+        assert conn.execute("SELECT count(*) FROM kept").fetchone() == (1,)
+        assert conn.execute("SELECT count(*) FROM region").fetchone() == (5,)
