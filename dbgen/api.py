@@ -37,6 +37,10 @@ _LETTERS: dict[str, tuple[str, ...]] = {
 DEFAULT_BATCH_ROWS = 100_000
 #: Largest scale factor whose keys (about 6,000,000·SF for orders) fit a signed 64-bit int.
 MAX_SCALE = (2**63 - 1) // 6_000_000
+#: Smallest scale factor: below it the tables stop scaling (SUPPLIER's 10,000·SF rows round
+#: up to one, every smaller SF generates the same rows) and the metrics, reported to 0.1,
+#: round to zero (``run -s 1e-9`` loaded, ran, then failed).
+MIN_SCALE = 0.001
 
 
 def parse_tables(spec: str) -> list[str]:
@@ -61,6 +65,11 @@ def validate_scale(sf: float) -> float:
         raise DbgenError(f"scale factor {sf!r} is not a number") from exc
     if not math.isfinite(value) or value <= 0:
         raise DbgenError(f"scale factor must be a positive finite number, got {sf!r}")
+    if value < MIN_SCALE:
+        raise DbgenError(
+            f"scale factor {sf!r} is too small: below {MIN_SCALE} the tables stop scaling "
+            "and Power@Size rounds to zero"
+        )
     if value > MAX_SCALE:
         raise DbgenError(
             f"scale factor {sf!r} is too large: order keys would overflow 64-bit integers "

@@ -129,6 +129,12 @@ def plan(options: GenOptions, token: str = "plan", spool: Path | None = None) ->
         raise DbgenError(f"unknown format {options.fmt!r}; expected one of {', '.join(FORMATS)}")
     if options.parts < 1:
         raise DbgenError(f"--parts must be at least 1, got {options.parts}")
+    most = api.order_count(options.sf)  # a chunk holds at least one order
+    if options.parts > most:  # -C 1000000000 planned a billion files (2 GB in 34 s)
+        raise DbgenError(
+            f"--parts {options.parts}: at most {most:,} at SF {options.sf:g} "
+            "(a chunk holds at least one order)"
+        )
     if options.part is not None and not 1 <= options.part <= options.parts:
         raise DbgenError(f"--part must be between 1 and {options.parts}, got {options.part}")
     if options.updates < 0:

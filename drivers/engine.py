@@ -14,12 +14,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import pyarrow as pa
 
 from dbbench.dbgen.progress import Summary
 from dbbench.dbgen.writer import GenOptions
+from dbbench.drivers.url import EngineURL
 
 #: Keys of the bookkeeping every engine keeps in its ``dbbench_state`` table
 #: (:meth:`Engine.read_state`); the loader writes them, the sequencer advances the update set.
@@ -312,6 +314,25 @@ class Engine(ABC):
     def ddl_statements(self) -> list[str]:
         """The DDL this engine executes for the eight tables (CREATE TABLE, keys, indexes),
         for the disclosure (``dbbench disclose``); empty for an engine with none to show."""
+        return []
+
+    @classmethod
+    def in_run_dir(cls, url: EngineURL, folder: Path) -> EngineURL:
+        """The URL a run in ``folder`` uses: an engine whose data goes to a default place in
+        the working folder when the URL names none (Spark's ``spark-warehouse``) puts it
+        in the run directory instead; any other URL as given."""
+        return url
+
+    def place(self) -> str | None:
+        """Where the engine writes, as the server reached says it (a URL with no host or
+        database leaves them to the driver's defaults: ``postgresql://`` is libpq's socket,
+        the OS user and a database of that name); None for an engine that writes a file
+        or memory the URL names."""
+        return None
+
+    def foreign_tables(self) -> list[str]:
+        """Tables in the database that dbbench did not create (a load refuses to write
+        beside them unless forced); empty when the engine cannot tell."""
         return []
 
     @abstractmethod

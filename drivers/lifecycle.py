@@ -36,7 +36,7 @@ from typing import Protocol, runtime_checkable
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.errors import ConnectionLostError, DriversError
 from dbbench.drivers.hostnoise import NoiseMonitor
-from dbbench.drivers.registry import open_engine
+from dbbench.drivers.registry import engine_class, open_engine, spec_for
 from dbbench.drivers.rundir import (
     MARKER_FILE,
     prepare_run_dir,
@@ -66,6 +66,7 @@ __all__ = [
     "Result",
     "RunScope",
     "Workload",
+    "check_space_ahead",
     "local_url",
     "open_run",
     "relock",
@@ -76,11 +77,26 @@ BARE_DUCKDB = "duckdb"
 
 
 def local_url(engine: str, folder: Path) -> str:
-    """Bare ``duckdb`` means a database file (:data:`DUCKDB_FILE`) in ``folder``; any other
-    URL is used as given."""
+    """Bare ``duckdb`` means a database file (:data:`DUCKDB_FILE`) in ``folder``; an engine
+    that keeps its data in the working folder when the URL names no place has it in
+    ``folder`` (``Engine.in_run_dir``); any other URL is used as given."""
     if engine.strip() == BARE_DUCKDB:
         return f"duckdb:///{(folder / DUCKDB_FILE).resolve()}"
-    return engine
+    parsed = parse_url(engine)
+    served_by = engine_class(spec_for(parsed))
+    if served_by is None:
+        return engine
+    placed = served_by.in_run_dir(parsed, folder)  # Spark's default warehouse: in folder
+    return engine if placed == parsed else placed.render(hide_password=False)
+
+
+def check_space_ahead(url: str, sf: float) -> None:
+    """The space check of :func:`open_run`'s ``load_sf`` before the engine is opened: a
+    study checks every step's database before it writes or opens anything (a suite's SF
+    1e9 entry was refused only once the entries before it had run)."""
+    engine = engine_class(spec_for(parse_url(url)))
+    if engine is not None:
+        check_space(engine, url, sf)
 
 
 class Result(Protocol):
@@ -261,7 +277,9 @@ def open_run(
     new_files = [p for p in files if not p.exists()]
     replaced = None
     marked = created = False
+    parents: list[Path] = []  # folders above the run directory this start makes (runs/)
     if out_dir is not None:
+        parents = [d for d in out_dir.absolute().parents if not d.exists()]
         marked = not (out_dir / MARKER_FILE).exists()
         replaced = unfinished_run(out_dir) if force else None
         created = prepare_run_dir(out_dir, force=force, keep=keep)
@@ -269,7 +287,7 @@ def open_run(
     try:
         opened = open_engines(urls, lock=lock, role=role) if engines is None else engines
     except BaseException:
-        _give_up(out_dir, created, marked, new_files)
+        _give_up(out_dir, created, marked, new_files, parents)
         raise
     scope = RunScope(list(urls), opened, out_dir, replaced)
     scope.noise = NoiseMonitor(opened[0] if opened else None, urls[0] if urls else "")
@@ -285,7 +303,7 @@ def open_run(
                 except BaseException:
                     if owned:
                         _close(opened)
-                    _give_up(out_dir, created, marked, new_files)
+                    _give_up(out_dir, created, marked, new_files, parents)
                     raise
             yield scope
     finally:
@@ -311,9 +329,16 @@ def _close(engines: list[Engine]) -> None:
         within(CLOSE_SECONDS, engine.close)
 
 
-def _give_up(out_dir: Path | None, created: bool, marked: bool, new_files: list[Path]) -> None:
+def _give_up(
+    out_dir: Path | None,
+    created: bool,
+    marked: bool,
+    new_files: list[Path],
+    parents: Sequence[Path] = (),
+) -> None:
     """Before anything ran: remove what this start made (a database file an engine
-    created on opening, the run directory, the marker), and unlock the run directory."""
+    created on opening, the run directory and the empty folders above it it made, the
+    marker), and unlock the run directory."""
     for path in new_files:
         for made in (path, path.with_name(path.name + ".wal")):
             if made.is_file() and not made.is_symlink():
@@ -324,6 +349,9 @@ def _give_up(out_dir: Path | None, created: bool, marked: bool, new_files: list[
     if created:
         remove_own_files(out_dir)
         remove_if_empty(out_dir)
+        for folder in parents:  # the deepest first; one that holds anything stays
+            with contextlib.suppress(OSError):
+                folder.rmdir()
     elif marked:
         release_run_dir(out_dir)
         with contextlib.suppress(OSError):

@@ -441,6 +441,18 @@ def _take_batch(path: str, schema: pa.Schema) -> pa.RecordBatch:
     return batch
 
 
+def check_loaded_state(engine: Engine, sf: float) -> dict[str, str]:
+    """The state of a database dbbench loaded at this scale factor, else one line: what
+    ``power`` and ``throughput`` check before their run directory is made."""
+    state = engine.read_state()
+    if STATE_SCALE_FACTOR not in state:
+        raise DriversError("the database was not loaded by dbbench (no dbbench_state); load it")
+    loaded = float(state[STATE_SCALE_FACTOR])
+    if not math.isclose(loaded, sf, rel_tol=1e-9):
+        raise DriversError(f"the database holds scale factor {_format_sf(loaded)}, not {sf:g}")
+    return state
+
+
 def check_loaded(engine: Engine, sf: float) -> None:
     """Refuse to reuse a database that dbbench did not load at this scale factor, or whose
     contents are not exactly what the load and the completed refresh pairs left.
@@ -449,12 +461,7 @@ def check_loaded(engine: Engine, sf: float) -> None:
     deletes the same number of orders), must match exactly; LINEITEM must match the count
     the bookkeeping kept (RF1 and RF2 change it by different amounts). A half-applied pair
     must have been repaired first (``refresh.repair_pending``)."""
-    state = engine.read_state()
-    if STATE_SCALE_FACTOR not in state:
-        raise DriversError("the database was not loaded by dbbench (no dbbench_state); load it")
-    loaded = float(state[STATE_SCALE_FACTOR])
-    if not math.isclose(loaded, sf, rel_tol=1e-9):
-        raise DriversError(f"the database holds scale factor {_format_sf(loaded)}, not {sf:g}")
+    state = check_loaded_state(engine, sf)
     if state.get(STATE_REFRESH_PENDING):
         raise DriversError(
             f"update set {state[STATE_REFRESH_PENDING]} was left half-applied; "

@@ -50,8 +50,9 @@ def free_bytes(path: Path) -> tuple[Path, int]:
     return folder, shutil.disk_usage(folder).free
 
 
-def check_space(engine: Engine, url: str, sf: float) -> None:
-    """Refuse, before anything is generated, a load whose database cannot fit its disk."""
+def check_space(engine: Engine | type[Engine], url: str, sf: float) -> None:
+    """Refuse, before anything is generated, a load whose database cannot fit its disk
+    (``engine``: the open engine, or its class before it is opened)."""
     per_sf = engine.facts.bytes_per_sf
     parsed = parse_url(url)
     if per_sf is None or parsed.host is not None:

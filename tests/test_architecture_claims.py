@@ -77,7 +77,7 @@ NOT_OUTPUTS: dict[tuple[str, str], str] = {
     ("drivers/hammerdb/runner.py", "os.fdopen(fd"): "HammerDB's live log, O_NOFOLLOW",
     # dbbench acid's durability test: its streams' spec and the success file, in a private
     # temporary directory, each record flushed and synced as it is written
-    ("drivers/acid/durability.py", "spec.write_text("): "the durability streams' spec",
+    ("drivers/acid/durability.py", "spec_file.write_text("): "the durability streams' spec",
     ("drivers/acid/durability.py", 'open(folder / "streams.log"'): "the streams' own log",
     ("drivers/acid/streams.py", 'open(folder / "success.jsonl"'): "the success file",
     ("drivers/acid/streams.py", 'open(folder / "in_flight.jsonl"'): "the in-flight records",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -321,3 +322,237 @@ def test_a_value_no_command_accepts_is_refused_before_any_work(
     assert main(args) == ExitCode.USER_ERROR
     assert words in _one_line_error(capsys)
     assert list(tmp_path.iterdir()) == []  # nothing written, no database, no run directory
+
+
+# ------------- leftovers: every benchmark a command or study will run checked before any work
+
+
+def _suite_with(tmp_path: Path, head: str) -> Path:
+    suite = tmp_path / "suite.toml"
+    suite.write_text(f'{head}\n[[engine]]\nname = "duckdb"\nurl = "duckdb"\n', encoding="utf-8")
+    return suite
+
+
+@pytest.mark.parametrize(
+    "head, words",
+    [
+        ("scale_factor = 0.01\nstreams = 1000000000", "update sets"),
+        ("scale_factor = 0.01\nruns = 1000000", "update sets"),
+        ("scale_factors = [0.01, 1e9]", "are free there"),
+        ("scale_factors = [0.01, 1e-9]", "too small"),
+    ],
+    ids=["streams", "runs", "sf-1e9-second", "sf-1e-9-second"],
+)
+def test_a_suite_entry_that_cannot_run_is_refused_before_the_first_entry(
+    head: str, words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    assert main(["suite", str(_suite_with(tmp_path, head)), "--out", str(out)]) == 1
+    assert words in _one_line_error(capsys)
+    assert not out.exists()  # no suite.json, no entry folder, no database
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["scale", "-S", "1000000"], "update sets"),
+        (["scale", "--max-streams", "1000000000"], "update sets"),
+        (["scale", "--repetitions", "-1"], "--repetitions must be at least 0"),
+        (["scale", "--repetitions", "1000000000"], "at most 1000 passes"),
+        (["scale", "--seed", "-1"], "--seed -1"),
+        (["scale", "-S", "1,1"], "twice"),
+        (["scale", "-S", "1,,2"], "comma-separated"),
+        (["run", "-s", "1e-9"], "too small"),
+        (["gen", "-s", "0.01", "-C", "1000000000", "-o", "g", "-q"], "at most 15,000"),
+        (["o2c", "run", "-e", "duckdb:///gone.duckdb", "-u", "1", "--steady", "1e12"], "a week"),
+        (["o2c", "search", "-e", "duckdb:///gone.duckdb", "--think", "1e308"], "a week"),
+        (["mixed", "run", "-e", "duckdb:///gone.duckdb", "-u", "1", "-S", "1000000"], "update"),
+        (["mixed", "run", "-e", "duckdb:///gone.duckdb", "-u", "1", "--query-timeout", "0"], "pos"),
+        (["mixed", "frontier", "-e", "duckdb:///gone.duckdb", "--seed", "-1"], "--seed -1"),
+        (["mixed", "frontier", "-e", "duckdb:///gone.duckdb", "-u", "1,1"], "twice"),
+        (["power", "-e", "duckdb:///gone.duckdb", "-s", "0.01"], "no database file"),
+        (["throughput", "-e", "duckdb:///sub/gone.duckdb", "-s", "0.01"], "no database file"),
+        (["power", "-e", "duckdb:///empty.duckdb", "-s", "0.01"], "not loaded by dbbench"),
+    ],
+    ids=lambda v: "-".join(v) if isinstance(v, list) else "",
+)
+def test_a_plan_that_cannot_run_is_refused_before_anything_is_written(
+    args: list[str],
+    words: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The one validator (``check_options`` on every benchmark a command will run, the
+    space check, a database that must exist and be loaded) runs before the first write: a
+    scaling study used to load first, a mixed run to measure its o2c-only point, power to
+    create the database file and a run directory."""
+    monkeypatch.chdir(tmp_path)
+    if "duckdb:///empty.duckdb" in args:
+        import duckdb
+
+        duckdb.connect("empty.duckdb").close()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main([*args[:1], *(["-s", "0.01"] if args[0] == "scale" else []), *args[1:]]) == 1
+    assert words in _one_line_error(capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no runs/, no database
+
+
+# --------------------------------------------- multi-line: one line for what went wrong
+
+
+@pytest.fixture(scope="module")
+def loaded_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A DuckDB database dbbench loaded at SF 0.01, in its load's run directory."""
+    out = tmp_path_factory.mktemp("loaded") / "load"
+    assert main(["load", "-s", "0.01", "-o", str(out)]) == 0
+    return out
+
+
+def test_a_run_with_many_problems_says_so_in_one_line(
+    loaded_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    url = f"duckdb:///{loaded_dir / 'tpch.duckdb'}"
+    args = ["power", "-e", url, "-s", "0.01", "--query-timeout", "1e-9", "-o", str(tmp_path / "p")]
+    assert main(args) == ExitCode.INVALID_RUN
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if "invalid" in x or "problem" in x]
+    assert "timeout" in line and "more problems" in line, err
+
+
+def test_power_at_another_scale_factor_is_refused_without_warnings(
+    loaded_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    url = f"duckdb:///{loaded_dir / 'tpch.duckdb'}"
+    assert main(["power", "-e", url, "-s", "1e9", "-o", str(tmp_path / "p")]) == 1
+    assert "holds scale factor 0.01, not 1e+09" in _one_line_error(capsys)  # no memory warning
+    assert not (tmp_path / "p").exists()
+
+
+def test_a_journal_event_holding_nan_is_damage_skipped_in_one_line(
+    loaded_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    run = tmp_path / "run"
+    run.mkdir()
+    lines = (loaded_dir / "journal.jsonl").read_text(encoding="utf-8").splitlines()
+    events = [json.loads(x) for x in lines]
+    end = next(e for e in events if e["event"] == "load_end")
+    end["seconds"] = float("nan")
+    text = "\n".join(json.dumps(e) for e in events) + "\n"
+    (run / "journal.jsonl").write_text(text, encoding="utf-8")
+    capsys.readouterr()
+    code = main(["report", str(run), "-f", "md", "-o", "-"])
+    err = capsys.readouterr().err
+    # the damaged event is skipped as a torn one is (it was exit 70, or the rebuilt note
+    # and then the error): one line either way
+    assert code in (ExitCode.OK, ExitCode.USER_ERROR) and err.count("\n") == 1, err
+
+
+# ------------------------- url: a URL with no host names the place; foreign tables refused
+
+
+@pytest.fixture()
+def scratch_pg(pg_base_url: str) -> Iterator[str]:
+    """A database of this test's own on the shared server (127.0.0.1), holding one table
+    dbbench did not create; dropped after."""
+    import psycopg
+
+    name = f"dbbench_rel39_{os.getpid()}"
+    admin = pg_base_url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.execute(f"CREATE DATABASE {name}")
+    try:
+        with psycopg.connect(f"{admin.rsplit('/', 1)[0]}/{name}", autocommit=True) as conn:
+            conn.execute("CREATE TABLE kept (a int)")
+            conn.execute("INSERT INTO kept VALUES (1)")
+        yield name
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def test_a_load_beside_tables_dbbench_did_not_create_is_refused(
+    scratch_pg: str,
+    pg_base_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``-e postgresql://`` reached a database by libpq's defaults and loaded TPC-H beside
+    its tables. The URL here names no host either: PGHOST says 127.0.0.1 (the test server)."""
+    import psycopg
+
+    monkeypatch.setenv("PGHOST", "127.0.0.1")
+    monkeypatch.setenv("PGPORT", pg_base_url.rsplit(":", 1)[1].split("/")[0])
+    out = tmp_path / "load"
+    url = f"postgresql://postgres@/{scratch_pg}"
+    assert main(["load", "-e", url, "-s", "0.01", "-o", str(out)]) == ExitCode.USER_ERROR
+    err = _one_line_error(capsys)
+    assert f"database '{scratch_pg}' on 127.0.0.1:" in err and "did not create (kept)" in err
+    assert not out.exists()
+    with psycopg.connect(f"{pg_base_url.rsplit('/', 1)[0]}/{scratch_pg}") as conn:
+        tables = conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+        ).fetchall()
+    assert tables == [("kept",)]  # nothing of TPC-H's written beside it
+
+
+# ------------------------------- spark: a URL with no warehouse keeps it in the run dir
+
+
+def test_spark_without_a_warehouse_leaves_nothing_in_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``spark://local[1]`` put ``spark-warehouse/`` (a folder per table) in the working
+    folder; the run's warehouse is its run directory's (``Engine.in_run_dir``, placed by the
+    lifecycle's ``local_url``), and Spark's own ``spark.sql.warehouse.dir`` with it. One
+    table is made (a whole SF 0.01 load took 453 s on a busy 2-core VM)."""
+    pytest.importorskip("pyspark")
+    from dbbench.drivers.lifecycle import local_url
+    from dbbench.drivers.registry import open_engine
+
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    out = tmp_path / "out"
+    url = local_url("spark://local[1]", out)
+    assert str(out / "spark-warehouse") in url
+    engine = open_engine(url)
+    try:
+        session = engine.session()
+        try:
+            session.execute("CREATE TABLE region_probe USING parquet AS SELECT 1 AS r")
+            assert session.query("SELECT count(*) FROM region_probe").rows[0][0] == 1
+        finally:
+            session.close()
+    finally:
+        engine.close()
+    assert sorted(p.name for p in work.iterdir()) == []  # no spark-warehouse/, no metastore
+    made = sorted(str(p.relative_to(out)) for p in out.rglob("region_probe"))
+    assert made and all(m.startswith("spark-warehouse") for m in made), made
+
+
+def test_force_loads_beside_them_and_a_url_with_no_host_names_where_it_writes(
+    scratch_pg: str,
+    pg_base_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import psycopg
+
+    monkeypatch.setenv("PGHOST", "127.0.0.1")
+    monkeypatch.setenv("PGPORT", pg_base_url.rsplit(":", 1)[1].split("/")[0])
+    url = f"postgresql://postgres@/{scratch_pg}"
+    args = ["load", "-e", url, "-s", "0.01", "-o", str(tmp_path / "load"), "--force"]
+    assert main(args) == ExitCode.OK
+    err = capsys.readouterr().err
+    assert f"the URL names no host or database: database '{scratch_pg}' on 127.0.0.1:" in err
+    with psycopg.connect(f"{pg_base_url.rsplit('/', 1)[0]}/{scratch_pg}") as conn:
+        assert conn.execute("SELECT count(*) FROM kept").fetchone() == (1,)
+        assert conn.execute("SELECT count(*) FROM region").fetchone() == (5,)

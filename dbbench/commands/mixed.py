@@ -20,12 +20,13 @@ from typing import Annotated, Literal
 
 import typer
 
-from dbbench.commands.o2c import DIALOG, Dialog, user_series
-from dbbench.commands.options import OptionGroup, grouped, option
+from dbbench.commands.o2c import DIALOG, Dialog
+from dbbench.commands.options import OptionGroup, count_series, grouped, option
 from dbbench.drivers.lifecycle import RunScope, open_run
 from dbbench.drivers.mixed.point import Settings
 from dbbench.drivers.mixed.study import MixedWorkload, precheck
 from dbbench.drivers.rundir import default_run_name
+from dbbench.drivers.sequencer.config import check_options
 from dbbench.errors import DbbenchError, ExitCode
 from dbbench.queries.params import seed_from_time
 from dbbench.reports.families import read_result
@@ -117,12 +118,7 @@ SHARED = OptionGroup(
 
 
 def _series(text: str, what: str) -> list[int]:
-    try:
-        return user_series(text)
-    except DbbenchError:
-        raise DbbenchError(
-            f"--{what} must be a comma-separated list of positive counts: {text!r}"
-        ) from None
+    return count_series(text, f"--{what}", f"{what} counts")
 
 
 def _baselines(files: list[str]) -> list[MixedPoint]:
@@ -164,6 +160,9 @@ def _measure(
     given = _baselines(shared.baseline)
     folder = shared.out if shared.out is not None else default_run_name("mixed", kind)
     seed0 = shared.seed if shared.seed is not None else seed_from_time(datetime.now())
+    for count in streams:  # every point's streams checked before the first is measured
+        ahead = Settings(cfg, 1.0, seed0, shared.query_timeout, shared.refresh)  # SF: unknown
+        check_options(ahead.options(count), scale_factor=False)
     found: list[float] = []
 
     def check(scope: RunScope) -> None:  # refused: nothing is left behind

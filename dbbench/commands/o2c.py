@@ -20,7 +20,7 @@ from typing import Annotated
 import typer
 
 from dbbench.commands.o2c_progress import O2CDisplay, display
-from dbbench.commands.options import OptionGroup, grouped, option
+from dbbench.commands.options import OptionGroup, count_series, grouped, option
 from dbbench.drivers.lifecycle import open_run
 from dbbench.drivers.o2c.simulator import SD_WINDOW, RunConfig
 from dbbench.drivers.o2c.study import (
@@ -417,15 +417,7 @@ def scale_nodes_cmd(
 
 def user_series(text: str) -> list[int]:
     """``"50,100,200"``: the user counts of a scaling study, ascending, each at least 1."""
-    try:
-        values = sorted({int(part) for part in text.split(",") if part.strip()})
-    except ValueError:
-        raise DbbenchError(
-            f"--users must be a comma-separated list of user counts: {text!r}"
-        ) from None
-    if not values or values[0] < 1:
-        raise DbbenchError(f"--users needs user counts of at least 1: {text!r}")
-    return values
+    return count_series(text, "--users", "user counts")
 
 
 @measuring("scale")

@@ -24,6 +24,20 @@ import typer
 from dbbench.errors import DbbenchError
 
 
+def count_series(text: str, option: str, what: str) -> list[int]:
+    """``"1,2,4"``: a study's counts (users, streams), ascending, each at least 1, each once;
+    an empty item (``1,,2``) or a count given twice (``1,1``) is a typo, refused."""
+    try:
+        values = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise DbbenchError(f"{option} must be a comma-separated list of {what}: {text!r}") from None
+    if any(v < 1 for v in values):
+        raise DbbenchError(f"{option} needs {what} of at least 1: {text!r}")
+    if len(set(values)) != len(values):
+        raise DbbenchError(f"{option} names one of its {what} twice: {text!r}")
+    return sorted(values)
+
+
 def parse_scale_factor(text: str | float) -> float:
     """The ``-s`` value as a float; "abc", "nan", "inf", "0" and "-1" are one-line errors."""
     try:

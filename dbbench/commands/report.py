@@ -75,12 +75,13 @@ def report(
         attach(loaded, read_acid(acid), str(acid))
     if format not in family.formats():
         raise typer.BadParameter(f"{format!r} is not one of {', '.join(family.formats())}")
-    if recovered is not None:
-        typer.echo(f"dbbench: {result}: result rebuilt from the journal: {recovered}", err=True)
     color = format == "text" and output is None and sys.stdout.isatty()
     source = result if result.is_dir() else result.parent
     options = RenderOptions(cost_sheet=cost_sheet, color=color, source=source)
-    _emit(family.render(loaded, format, options), output)
+    rendered = family.render(loaded, format, options)
+    if recovered is not None:  # said once the report exists: a failed one is its error alone
+        typer.echo(f"dbbench: {result}: result rebuilt from the journal: {recovered}", err=True)
+    _emit(rendered, output)
 
 
 def _expanded(paths: list[Path]) -> list[Path]:
@@ -104,15 +105,16 @@ def _expanded(paths: list[Path]) -> list[Path]:
     return out
 
 
-def _read_input(path: Path) -> tuple[str, Family, Any]:
+def _read_input(path: Path, notes: list[str]) -> tuple[str, Family, Any]:
     """A labelled input of ``compare``: a result of any family, or a published TPC-H record
-    (which joins the TPC-H results' landscape)."""
+    (which joins the TPC-H results' landscape). ``notes``: what was rebuilt from a journal
+    (said once the comparison exists)."""
     if (published := record_of(path)) is not None:
         family, kind = published
         return label_for(path), family, kind.load(path)
     family, result, recovered = read_result(path)
     if recovered is not None:
-        typer.echo(f"dbbench: {path}: result rebuilt from the journal: {recovered}", err=True)
+        notes.append(f"dbbench: {path}: result rebuilt from the journal: {recovered}")
     return label_for(path), family, result
 
 
@@ -140,7 +142,8 @@ def compare_command(
     """Side-by-side comparison of results of any family and published records."""
     _refuse_own_input(output, [*results, *(cost_sheet or [])])
     results = _expanded(results)
-    read = [_read_input(p) for p in results]
+    notes: list[str] = []
+    read = [_read_input(p, notes) for p in results]
     labels = unique_labels([label for label, _, _ in read])
     items = [(label, fam, res) for label, (_, fam, res) in zip(labels, read, strict=True)]
     allowed = [f for f in COMPARE_FORMATS if all(f in fam.compare_formats for _, fam, _ in items)]
@@ -150,7 +153,10 @@ def compare_command(
     context.sources = {
         label: p if p.is_dir() else p.parent for label, p in zip(labels, results, strict=True)
     }
-    _emit(compare(items, format, context), output)
+    compared = compare(items, format, context)
+    for note in notes:
+        typer.echo(note, err=True)
+    _emit(compared, output)
     if output is not None or format != "text":
         for warning in context.warnings:
             typer.echo(f"dbbench: warning: {warning}", err=True)

@@ -11,6 +11,7 @@ writes its own result file.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,10 +23,13 @@ import typer
 from dbbench.commands.options import OptionGroup, ScaleFactor, grouped, option
 from dbbench.commands.run_progress import benchmark_shown, phase_breakdown, tpch_workload
 from dbbench.drivers.errors import ConnectionLostError
-from dbbench.drivers.lifecycle import BARE_DUCKDB, local_url, open_run
+from dbbench.drivers.lifecycle import BARE_DUCKDB, RunScope, local_url, open_run
+from dbbench.drivers.loader import check_loaded_state
 from dbbench.drivers.rundir import default_run_name
 from dbbench.drivers.sequencer import Benchmark, RunOptions, RunProgress
 from dbbench.drivers.sequencer.config import PLAN_MODES, check_options
+from dbbench.drivers.sequencer.load import check_not_foreign
+from dbbench.drivers.url import parse_url
 from dbbench.errors import DbbenchError, ExitCode, error_line
 from dbbench.reports.acid.model import AcidResult
 from dbbench.reports.tpch.compliance import messages
@@ -108,7 +112,11 @@ TARGET = OptionGroup(
             "out", Path | None, None, "--out", "-o",
             help="Run directory (default: runs/ENGINE-sfSF-TIME).",
         ),
-        option("force", bool, False, "--force", help="Replace an existing run directory."),
+        option(
+            "force", bool, False, "--force",
+            help="Replace an existing run directory; load into a database that holds tables "
+            "dbbench did not create.",
+        ),
     ),
     Target,
 )  # fmt: skip
@@ -162,9 +170,11 @@ def _outcome(bench: Benchmark, cost_sheet: CostSheet | None, progress: RunProgre
     if result.compliance.reasons and not result.errors:
         typer.echo(f"not compliant: {'; '.join(messages(result.compliance))}", err=True)
     if result.errors:
-        typer.echo(f"dbbench: the run is invalid: {result.errors[0]}", err=True)
-        if len(result.errors) > 1:
-            typer.echo(f"dbbench: ... and {len(result.errors) - 1} more problem(s)", err=True)
+        more = len(result.errors) - 1  # one line: the first problem, how many more
+        also = (
+            f" (and {more} more problem{'s' if more > 1 else ''}: see the report)" if more else ""
+        )
+        typer.echo(f"dbbench: the run is invalid: {result.errors[0]}{also}", err=True)
         raise typer.Exit(ExitCode.INVALID_RUN)
 
 
@@ -186,15 +196,33 @@ def execute(
         acid_result = (acid, read_acid(acid))
     check_options(options)
     engine, out, force = target.engine, target.out, target.force
+    options = dataclasses.replace(options, load_beside=force)
     out_dir = _out_dir(out, engine, options.sf)
     keep: tuple[str, ...] = ()
     if command in ("power", "throughput") and engine.strip() == BARE_DUCKDB:
         keep = _loaded_duckdb(command, out, out_dir)
     url = local_url(engine, out_dir)
     load_sf = options.sf if space_check else None
-    with open_run([url], out_dir=out_dir, force=force, keep=keep, load_sf=load_sf) as scope:
+    loaded = command in ("power", "throughput")  # on a loaded database, refused before the
+    # run directory is made: a missing file is not created, an unloaded one not run on
+
+    def check(scope: RunScope) -> None:  # before the run directory is kept
+        if loaded:
+            check_loaded_state(scope.engine, options.sf)
+        else:  # a load into someone's own tables is refused before anything is written
+            check_not_foreign(scope.engine, options)
+
+    with open_run(
+        [url], out_dir=out_dir, force=force, keep=keep, load_sf=load_sf, must_exist=loaded,
+        check=check,
+    ) as scope:  # fmt: skip
         if scope.replaced is not None:
             typer.echo(f"dbbench: --force replaced {scope.replaced} in {out_dir}", err=True)
+        where = scope.engine.place()
+        named = parse_url(url)
+        if where is not None and (named.host is None or not named.database):
+            # the driver's defaults chose the server or database: say which, before writing
+            typer.echo(f"dbbench: the URL names no host or database: {where}", err=True)
         workload = tpch_workload(options, steps, command)
         with benchmark_shown(scope, workload) as bench:
             try:

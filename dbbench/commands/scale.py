@@ -15,12 +15,13 @@ from typing import Annotated
 
 import typer
 
-from dbbench.commands.options import Cold, Repetitions, ScaleFactor
+from dbbench.commands.options import Cold, Repetitions, ScaleFactor, count_series
 from dbbench.commands.run_progress import tpch_workload
 from dbbench.commands.study_hooks import INTERRUPTED, study_hooks
 from dbbench.drivers.engine import Engine
-from dbbench.drivers.lifecycle import local_url, open_run
+from dbbench.drivers.lifecycle import check_space_ahead, local_url, open_run
 from dbbench.drivers.sequencer import Benchmark, RunOptions
+from dbbench.drivers.sequencer.config import check_options
 from dbbench.drivers.sequencer.study import finished_before, run_step
 from dbbench.drivers.url import redact
 from dbbench.errors import DbbenchError, ExitCode
@@ -39,15 +40,7 @@ def stream_series(text: str | None, maximum: int) -> list[int]:
             series.append(n)
             n *= 2
         return series
-    try:
-        values = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise DbbenchError(
-            f"--streams must be a comma-separated list of integers: {text!r}"
-        ) from None
-    if not values or any(v < 1 for v in values):
-        raise DbbenchError(f"--streams needs stream counts of at least 1: {text!r}")
-    return sorted(set(values))
+    return count_series(text, "--streams", "stream counts")
 
 
 def scale(
@@ -78,9 +71,13 @@ def scale(
     """Throughput at 1, 2, 4, ... streams: relative throughput and query sets per day."""
     sf = scale_factor
     series = stream_series(streams, max_streams)
+    telemetry = telemetry_interval or None
+    for n in series:  # every step checked before the load, before anything is written
+        check_options(_step_options(sf, n, seed, query_timeout, telemetry, (cold, repetitions)))
     created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
     url = local_url(engine, out)  # one database for every step
+    check_space_ahead(url, sf)
+    out.mkdir(parents=True, exist_ok=True)
     try:  # the study holds the engine and its benchmark lock from the load to the last step
         with open_run([url], load_sf=sf) as study:
             _study(
@@ -95,6 +92,21 @@ def scale(
             with contextlib.suppress(OSError):
                 out.rmdir()
         raise
+
+
+def _step_options(
+    sf: float,
+    streams: int,
+    seed: int,
+    query_timeout: float | None,
+    telemetry: float | None,
+    passes: tuple[bool, int],
+) -> RunOptions:
+    """The options of the step at ``streams`` streams."""
+    return RunOptions(
+        sf=sf, streams=streams, runs=1, seed=seed, query_timeout=query_timeout,
+        telemetry_interval=telemetry, cold=passes[0], repetitions=passes[1],
+    )  # fmt: skip
 
 
 def _study(
@@ -130,10 +142,7 @@ def _study(
         bench.performance_run(1, power=False)
 
     for step in index.steps:
-        options = RunOptions(
-            sf=sf, streams=step.streams, runs=1, seed=seed, query_timeout=query_timeout,
-            telemetry_interval=telemetry, cold=passes[0], repetitions=passes[1],
-        )  # fmt: skip
+        options = _step_options(sf, step.streams, seed, query_timeout, telemetry, passes)
         run_dir = out / step.run_dir
         if not rerun and finished_before(run_dir, options, hooks):
             step.status = "ok"

@@ -18,8 +18,9 @@ import typer
 from dbbench.commands.options import Cold, Repetitions
 from dbbench.commands.run_progress import tpch_workload
 from dbbench.commands.study_hooks import INTERRUPTED, study_hooks
-from dbbench.drivers.lifecycle import local_url
+from dbbench.drivers.lifecycle import check_space_ahead, local_url
 from dbbench.drivers.sequencer import Benchmark, RunOptions
+from dbbench.drivers.sequencer.config import check_options
 from dbbench.drivers.sequencer.study import finished_before, run_step
 from dbbench.drivers.signals import interrupt_on_signals
 from dbbench.drivers.suite_file import Suite, load_suite
@@ -80,9 +81,12 @@ def suite(
     spec = load_suite(file)
     reps = repeat or spec.repetitions
     sheets = {e.name: load_cost_sheet(e.cost_sheet) for e in spec.engines if e.cost_sheet}
+    entries = _entries(spec, reps)
+    for record, url, _ in entries:  # every entry checked before anything is written
+        check_options(_options(spec, record.scale_factor, cold, repetitions))
+        check_space_ahead(local_url(url, out / record.run_dir), record.scale_factor)
     out.mkdir(parents=True, exist_ok=True)
     index = SuiteIndex(str(file), spec.baseline)
-    entries = _entries(spec, reps)
     index.entries = [record for record, _, _ in entries]
     index.write(out)
     with interrupt_on_signals():  # kill stops the suite as Ctrl-C does: the entry says so

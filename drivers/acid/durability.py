@@ -121,13 +121,14 @@ def _run(
     before = _history(engine)
     check.steps.append(f"condition checked on {len(sample)} orders")
     engine.close()
-    (folder / "spec.json").write_text(json.dumps(spec), "utf-8")
+    spec_file = folder / "spec.json"
+    spec_file.write_text(json.dumps(spec), "utf-8")
     package = sys.modules["dbbench"].__file__ or ""  # the kit the child imports
     path = [str(Path(package).parent.parent), os.environ.get("PYTHONPATH", "")]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in path if p)}
     with open(folder / "streams.log", "wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "dbbench.drivers.acid.streams", str(folder / "spec.json")],
+            [sys.executable, "-m", "dbbench.drivers.acid.streams", str(spec_file)],
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
             env=env, start_new_session=True,
         )  # fmt: skip

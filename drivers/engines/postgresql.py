@@ -322,6 +322,24 @@ class PostgresEngine(SqlEngine):
             rows = self._admin.query("SHOW server_version").rows
         return f"PostgreSQL {rows[0][0]}"
 
+    def place(self) -> str:
+        """The database, host (or socket directory), port and user libpq reached."""
+        info = self._admin.conn.info
+        return f"database {info.dbname!r} on {info.host}:{info.port} as user {info.user!r}"
+
+    def foreign_tables(self) -> list[str]:
+        """The current schema's tables that are neither TPC-H's nor dbbench's own, in a
+        database dbbench never loaded (one that holds ``dbbench_state`` is dbbench's)."""
+        if self.read_state():
+            return []
+        sql = (
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = current_schema() ORDER BY table_name"
+        )
+        with self.policy.guard("table list"):
+            names = [str(r[0]) for r in self._admin.query(sql).rows]
+        return [n for n in names if n not in TABLES and not n.startswith("dbbench")]
+
     def server_identity(self) -> str:
         """Which server (cluster) this is, whatever the database or address: its system
         identifier (o2c refuses two URLs of one server in one line)."""

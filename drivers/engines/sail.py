@@ -221,6 +221,11 @@ class SailEngine(SparkEngine):
     facts: ClassVar[EngineFacts] = EngineFacts(transactional=False, display_name="Sail")
     session_class: ClassVar[type[SparkQuerySession]] = SailQuerySession
 
+    @classmethod
+    def in_run_dir(cls, url: EngineURL, folder: Path) -> EngineURL:
+        """As given: with no warehouse, Sail's is a private temporary folder already."""
+        return url
+
     def __init__(self, url: EngineURL) -> None:  # Spark's set-up does not apply: no super()
         self.url = url
         self.policy = ErrorPolicy(url, _errors(), lost=_lost, cancelled=_cancelled)

@@ -1,7 +1,8 @@
 """Apache Spark: the 22 queries in Spark SQL over typed Parquet, generated on the cluster.
 
 URLs (the path is the warehouse folder; ``//abs/path`` is absolute, ``?warehouse=`` takes any
-Hadoop URI such as ``hdfs://...``; without either, ``spark-warehouse`` in the working folder):
+Hadoop URI such as ``hdfs://...``; without either, ``spark-warehouse`` in the run directory,
+or in the working folder outside a run):
 
 * ``spark`` or ``spark://local[N]``: local mode in this process's JVM;
 * ``spark://local-cluster[W,C,M]``: W executor JVMs of C cores and M MiB on this machine;

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
@@ -30,6 +31,7 @@ from dbbench.drivers.engines.spark_cluster import ReadWriteLock
 from dbbench.drivers.engines.spark_files import HadoopFiles, LocalFiles, TableFiles
 from dbbench.drivers.engines.spark_generate import SparkGeneration
 from dbbench.drivers.engines.spark_launch import (
+    DEFAULT_WAREHOUSE,
     connect_session,
     driver_log,
     release,
@@ -188,6 +190,14 @@ class SparkEngine(SparkGeneration, Engine):
     facts: ClassVar[EngineFacts] = EngineFacts(transactional=False, display_name="Spark")
     #: what :meth:`session` hands out
     session_class: ClassVar[type[SparkQuerySession]] = SparkQuerySession
+
+    @classmethod
+    def in_run_dir(cls, url: EngineURL, folder: Path) -> EngineURL:
+        """A URL that names no warehouse gets ``spark-warehouse`` in the run directory (it
+        was the working folder's, left behind by every run)."""
+        if url.query.get("warehouse") or url.database:
+            return url
+        return url.with_options(warehouse=f"file://{(folder / DEFAULT_WAREHOUSE).resolve()}")
 
     def __init__(self, url: EngineURL) -> None:
         self.url = url

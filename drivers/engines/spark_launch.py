@@ -54,6 +54,9 @@ def start(
         "spark.scheduler.mode": "FAIR",  # concurrent streams share the executors
         "spark.sql.cbo.enabled": "true",  # uses the statistics ANALYZE computes
         "spark.sql.session.timeZone": "UTC",
+        # the session's own warehouse folder (made at its start; the tables have locations
+        # of their own): the run's, not spark-warehouse/ in the working folder
+        "spark.sql.warehouse.dir": warehouse_of(url),
         # the JVM's own log: errors only, from its start (the kit reports the rest)
         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={log_config()}",
     }
@@ -131,8 +134,13 @@ def local_cores(master: str) -> int | None:
     return None
 
 
+#: The warehouse of a URL that names none (a run puts it in its run directory:
+#: ``SparkEngine.in_run_dir``)
+DEFAULT_WAREHOUSE = "spark-warehouse"
+
+
 def warehouse_of(url: EngineURL) -> str:
-    where = url.query.get("warehouse") or url.database or "spark-warehouse"
+    where = url.query.get("warehouse") or url.database or DEFAULT_WAREHOUSE
     if "://" in where or where.startswith("file:"):
         return where.rstrip("/")
     return "file://" + os.path.abspath(where)

@@ -15,6 +15,9 @@ from dbbench.reports.o2c.model import O2CProbe
 #: The SAP SD benchmark's rule: at least 15 minutes of high load (the default window of a
 #: run and of a search's confirmation; shorter windows are labelled "not SD-like").
 SD_WINDOW = 900.0
+#: The longest think time, ramp-up or steady window a run may ask for, seconds (a week:
+#: ``--steady 1e12`` or ``--think 1e308`` was accepted with an ETA of infinity).
+MAX_SECONDS = 7 * 24 * 3600.0
 #: The response time assumed when sizing a loop before any was measured, seconds.
 EXPECTED_RT = 0.1
 
@@ -45,6 +48,11 @@ class RunConfig:
             raise DriversError(f"the steady-state window must be positive, not {self.steady:g} s")
         if self.rampup is not None and self.rampup < 0:
             raise DriversError(f"ramp-up must not be negative, not {self.rampup:g} s")
+        for what, seconds in (("think time", self.think), ("steady-state window", self.steady)):
+            if seconds > MAX_SECONDS:
+                raise DriversError(f"{what} {seconds:g} s: at most {MAX_SECONDS:g} s (a week)")
+        if self.rampup is not None and self.rampup > MAX_SECONDS:
+            raise DriversError(f"ramp-up {self.rampup:g} s: at most {MAX_SECONDS:g} s (a week)")
         if self.work_processes is not None and self.work_processes <= 0:
             raise DriversError(f"work processes must be positive, not {self.work_processes}")
         if self.think_dist not in ("fixed", "exp"):

@@ -21,6 +21,9 @@ PLAN_MODES: tuple[PlanMode, ...] = ("off", "explain", "analyze")
 
 #: A query timeout beyond this (a year, in seconds) is no timeout: threading refuses it.
 MAX_QUERY_TIMEOUT = 365 * 24 * 3600.0
+#: The most passes of the 22 queries a study may ask for (``--repetitions 1000000000`` ran
+#: until killed): as many as the update sets dbgen defines.
+MAX_REPETITIONS = MAX_UPDATE_SET
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,8 @@ class RunOptions:
     cold: bool = False
     #: keep every query's output beside the result (``sequencer.answers``)
     answers: bool = True
+    #: load into a database that holds tables dbbench did not create (``--force``)
+    load_beside: bool = False
 
 
 def check_scale_factor(sf: float) -> None:
@@ -53,9 +58,15 @@ def check_scale_factor(sf: float) -> None:
         raise DriversError(str(exc)) from None
 
 
-def check_options(options: RunOptions) -> None:
-    """Reject what cannot run at all (non-compliant but runnable choices are allowed)."""
-    check_scale_factor(options.sf)
+def check_options(options: RunOptions, *, scale_factor: bool = True) -> None:
+    """Reject what cannot run at all (non-compliant but runnable choices are allowed).
+
+    Every command and study calls it for each benchmark it will run before it writes or
+    opens anything (a suite's entries, a scaling study's steps, a mixed grid's stream
+    counts). ``scale_factor=False``: the scale factor is not known yet (a mixed run reads
+    it from the database) and is checked later."""
+    if scale_factor:
+        check_scale_factor(options.sf)
     if options.streams < 1:
         raise DriversError(f"--streams must be at least 1, not {options.streams}")
     if options.runs < 1:
@@ -69,9 +80,10 @@ def check_options(options: RunOptions) -> None:
         raise DriversError(f"--jobs must be at least 1, not {options.jobs}")
     needed = options.runs * (options.streams + 1)
     if needed > MAX_UPDATE_SET:
+        given = f"--runs {options.runs} with " if options.runs > 1 else ""
         raise DriversError(
-            f"--runs {options.runs} with --streams {options.streams} need {needed} update "
-            f"sets; dbgen defines {MAX_UPDATE_SET}"
+            f"{given}--streams {options.streams} need{'s' if not given else ''} {needed} "
+            f"update sets; dbgen defines {MAX_UPDATE_SET}"
         )
     if options.seed is not None:
         last = options.seed + options.streams
@@ -87,6 +99,11 @@ def check_options(options: RunOptions) -> None:
             f"--repetitions must be at least {1 if options.cold else 0} "
             f"{'with --cold ' if options.cold else ''}(the passes of the 22 queries), "
             f"not {options.repetitions}"
+        )
+    if options.repetitions > MAX_REPETITIONS:
+        raise DriversError(
+            f"--repetitions {options.repetitions}: at most {MAX_REPETITIONS} passes of the "
+            "22 queries"
         )
     if options.plans not in PLAN_MODES:
         raise DriversError(f"--plans must be one of {', '.join(PLAN_MODES)}, not {options.plans}")

@@ -8,9 +8,10 @@ compliance verdict then says.
 
 from __future__ import annotations
 
-from dbbench.drivers.engine import STATE_REFRESH_PENDING, STATE_SCALE_FACTOR
+from dbbench.drivers.engine import STATE_REFRESH_PENDING, STATE_SCALE_FACTOR, Engine
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.loader import check_loaded, load_database
+from dbbench.drivers.sequencer.config import RunOptions
 from dbbench.drivers.sequencer.context import RunContext
 from dbbench.drivers.sequencer.refresh import repair_pending
 from dbbench.reports.tpch.model import LoadResult
@@ -61,4 +62,19 @@ def load_or_reuse(ctx: RunContext, *, reload: bool, notes: list[str] | None = No
             return reuse(ctx, notes)
         except DriversError as exc:
             ctx.journal.event("load_needed", reason=str(exc))
+    check_not_foreign(ctx.engine, ctx.options)
     return load_test(ctx)
+
+
+def check_not_foreign(engine: Engine, options: RunOptions) -> None:
+    """Refuse to load into a database that holds tables dbbench did not create (a URL's
+    defaults may reach someone's own database), unless ``options.load_beside``."""
+    foreign = [] if options.load_beside else engine.foreign_tables()
+    if foreign:
+        more = len(foreign) - 5
+        shown = ", ".join(foreign[:5]) + (f" and {more} more" if more > 0 else "")
+        where = engine.place() or "the database"
+        raise DriversError(
+            f"{where} holds {len(foreign)} table(s) dbbench did not create ({shown}): not "
+            "loading into it (name a database of its own in the URL, or --force)"
+        )

@@ -12,11 +12,11 @@ partial and says what it recovered. It reads the journal format only (no drivers
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from dbbench.reports.model import JOURNAL_FILE, EngineInfo, SystemInfo
+from dbbench.reports.model.codec import parse_json
 from dbbench.reports.tpch.model import (
     INTERVAL_EVENTS,
     BenchmarkResult,
@@ -29,14 +29,15 @@ from dbbench.reports.tpch.reasons import reason as reason_for
 
 
 def read_events(path: Path) -> list[dict[str, Any]]:
-    """Every complete, well-formed event; a torn last line (a crash mid-write) is skipped."""
+    """Every complete, well-formed event; a torn last line (a crash mid-write) and a damaged
+    one (not JSON, or a value no run records: ``"seconds": NaN``) are skipped."""
     events: list[dict[str, Any]] = []
     with path.open(encoding="utf-8", errors="replace") as f:
         for line in f:
             if not line.endswith("\n"):
                 break
-            try:
-                event = json.loads(line)
+            try:  # the result codec's rules: NaN, Infinity, 1e400, deep nesting are damage
+                event = parse_json(line)
             except ValueError:
                 continue
             if isinstance(event, dict) and isinstance(event.get("event"), str):

@@ -11,6 +11,7 @@ process. Each test opens its own engine (an SF 0.01 load takes a fraction of a s
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -24,6 +25,7 @@ import pytest
 
 from dbbench.cli import main
 from dbbench.dbgen import api
+from dbbench.dbgen.spool import make_spool
 from dbbench.drivers import loader
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.engines.datafusion import DataFusionEngine
@@ -51,10 +53,12 @@ def engine(request: pytest.FixtureRequest) -> Iterator[Engine]:
         engine.close()
 
 
-def _spool_mappings() -> list[str]:
-    """This process's memory mappings of the loader's spool files (shared memory)."""
+def _spool_mappings(spools: list[str] | None = None) -> list[str]:
+    """This process's memory mappings of the loader's spool files (shared memory); only
+    those of the ``spools`` directories when given."""
     maps = Path("/proc/self/maps").read_text()
-    return [line for line in maps.splitlines() if SPOOL_PREFIX in line]
+    marks = [f"{s}/" for s in spools] if spools is not None else [SPOOL_PREFIX]
+    return [line for line in maps.splitlines() if any(m in line for m in marks)]
 
 
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs Linux's /proc")
@@ -65,10 +69,22 @@ def test_a_loaded_table_holds_no_shared_memory(monkeypatch: pytest.MonkeyPatch) 
     DataFusion load at SF 0.3). Both engines keep what ``inprocess.collect_batches``
     returns; DataFusion keeps it as is."""
     monkeypatch.setattr(loader, "PROCESS_MIN_ROWS", 0)  # the worker processes at SF 0.01
+    spools: list[str] = []
+
+    def recorded(prefix: str, min_bytes: int) -> str:
+        spools.append(make_spool(prefix, min_bytes))
+        return spools[-1]
+
+    # this load's spool only: the process's other spools (an earlier test's in this xdist
+    # worker, whose failed traceback may still hold its mapped batches; it failed so at a
+    # load average of 15 with 8 mappings) are not this engine's
+    monkeypatch.setattr(loader, "make_spool", recorded)
     engine = open_engine("datafusion://")
     try:
         load_database(engine, SF, jobs=2)
-        assert _spool_mappings() == []
+        assert len(spools) == 1  # the batches came through a spool
+        gc.collect()  # cyclic garbage is not the engine's to hold
+        assert _spool_mappings(spools) == []
     finally:
         engine.close()
 
