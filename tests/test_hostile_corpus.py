@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -505,33 +507,42 @@ def test_a_load_beside_tables_dbbench_did_not_create_is_refused(
 # ------------------------------- spark: a URL with no warehouse keeps it in the run dir
 
 
-def test_spark_without_a_warehouse_leaves_nothing_in_the_working_folder(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+_SPARK_PROBE = """
+import sys
+from pathlib import Path
+from dbbench.drivers.lifecycle import local_url
+from dbbench.drivers.registry import open_engine
+out = Path(sys.argv[1])
+url = local_url("spark://local[1]", out)
+assert str(out / "spark-warehouse") in url, url
+engine = open_engine(url)
+try:
+    session = engine.session()
+    try:
+        session.execute("CREATE TABLE region_probe USING parquet AS SELECT 1 AS r")
+        assert session.query("SELECT count(*) FROM region_probe").rows[0][0] == 1
+    finally:
+        session.close()
+finally:
+    engine.close()
+"""
+
+
+def test_spark_without_a_warehouse_leaves_nothing_in_the_working_folder(tmp_path: Path) -> None:
     """``spark://local[1]`` put ``spark-warehouse/`` (a folder per table) in the working
     folder; the run's warehouse is its run directory's (``Engine.in_run_dir``, placed by the
     lifecycle's ``local_url``), and Spark's own ``spark.sql.warehouse.dir`` with it. One
-    table is made (a whole SF 0.01 load took 453 s on a busy 2-core VM)."""
+    table is made (a whole SF 0.01 load took 453 s on a busy 2-core VM), in a process of its
+    own: Spark takes one master a process, and an earlier test of this worker may run one."""
     pytest.importorskip("pyspark")
-    from dbbench.drivers.lifecycle import local_url
-    from dbbench.drivers.registry import open_engine
-
     work = tmp_path / "work"
     work.mkdir()
-    monkeypatch.chdir(work)
     out = tmp_path / "out"
-    url = local_url("spark://local[1]", out)
-    assert str(out / "spark-warehouse") in url
-    engine = open_engine(url)
-    try:
-        session = engine.session()
-        try:
-            session.execute("CREATE TABLE region_probe USING parquet AS SELECT 1 AS r")
-            assert session.query("SELECT count(*) FROM region_probe").rows[0][0] == 1
-        finally:
-            session.close()
-    finally:
-        engine.close()
+    done = subprocess.run(
+        [sys.executable, "-c", _SPARK_PROBE, str(out)],
+        cwd=work, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
     assert sorted(p.name for p in work.iterdir()) == []  # no spark-warehouse/, no metastore
     made = sorted(str(p.relative_to(out)) for p in out.rglob("region_probe"))
     assert made and all(m.startswith("spark-warehouse") for m in made), made

@@ -68,7 +68,8 @@ def report(
     )
     family, loaded, recovered = read_result(result)
     if acid is not None:
-        from dbbench.reports.tpch.acid import attach, read_acid
+        from dbbench.reports.loading import read_acid
+        from dbbench.reports.tpch.acid import attach
 
         if family.name != SCHEMA_NAME:
             raise ReportsError(f"--acid goes with a TPC-H result; {result} is a {family.name}")

@@ -191,7 +191,7 @@ def execute(
     sheet = load_cost_sheet(cost_sheet) if cost_sheet is not None else None  # fail fast
     acid_result = None
     if acid is not None:  # fail fast too
-        from dbbench.reports.tpch.acid import read_acid
+        from dbbench.reports.loading import read_acid
 
         acid_result = (acid, read_acid(acid))
     check_options(options)

@@ -172,7 +172,7 @@ def serve(
     """``dbbench o2c agent``: listen on ``host:port`` and drive what each coordinator with
     the token hands over, one at a time (``once``: only the first); a peer without the token
     is refused, in one line, and the agent goes on listening."""
-    from dbbench.drivers.o2c.processes import _drive
+    from dbbench.drivers.o2c.driver_process import drive as _drive
 
     with Listener((host, port), authkey=token) as listener:
         say(f"o2c agent listening on o2c://{host}:{port}")

@@ -27,17 +27,18 @@ import queue
 import signal
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from dbbench.drivers.engine import Engine
 from dbbench.drivers.errors import DriversError
-from dbbench.drivers.lifecycle import open_engines
 from dbbench.drivers.o2c.agents import AgentHandle, agent_token
 from dbbench.drivers.o2c.capacity import work_processes
+from dbbench.drivers.o2c.driver_process import Part as Part
+from dbbench.drivers.o2c.driver_process import drive as _drive
 from dbbench.drivers.o2c.setup import Prepared
-from dbbench.drivers.o2c.simulator import INTERRUPTED, RunConfig, Simulator
+from dbbench.drivers.o2c.simulator import INTERRUPTED, RunConfig
 from dbbench.reports.model import ResultStatus
 from dbbench.reports.o2c.model import O2CProbe, O2CSteps
 
@@ -57,16 +58,6 @@ DRIVER_CPU_PER_STEP = 0.00055
 #: ``reports.o2c.metrics.DRIVER_CPU_BOUND`` (0.7), from which a report names the driver's
 #: own CPU as what the users waited for
 AUTO_BUSY = 0.5
-
-
-@dataclass
-class Part:
-    """What one driver process measured: its probe and its driver-lag samples."""
-
-    index: int
-    probe: O2CProbe
-    lags: list[float] = field(default_factory=list)
-    server_scope: str = ""
 
 
 def require_shareable(engine: Engine, processes: int) -> None:
@@ -268,47 +259,6 @@ def _from_journal(journal: Path | None) -> O2CProbe | None:
     bare = O2CProbe(0, 0.0, "fixed", 1, 0.0, 0.0, 0.0, 0.0, 0.0, steps_journal=journal.name)
     bare.complete_steps(journal.parent)
     return bare if bare.steps.step else None
-
-
-def _drive(
-    urls: list[str],
-    prepared: Prepared,
-    config: RunConfig,
-    part: tuple[int, int],
-    journal: Path | None,
-    inbox: Any,
-    go: Any,
-    start: Any,
-) -> None:
-    """A driver process: its share of the users on its own connections (no benchmark lock:
-    the coordinator holds it), started at the common epoch; its probe goes to ``inbox``."""
-    k = part[0]
-    try:
-        engines = open_engines(urls, lock=False)
-    except Exception as exc:  # the coordinator says so in one line
-        inbox.put(("error", k, str(exc)))
-        return
-    try:
-        nodes = engines if len(engines) > 1 else None
-        sim = Simulator(engines[0], prepared, config, None, journal, urls[0], nodes)
-        sim.part = part
-
-        def wait_start() -> float:
-            inbox.put(("ready", k, None))
-            go.wait()
-            return float(start.value)
-
-        sim.wait_start = wait_start
-        probe = sim.run()
-        inbox.put(("probe", k, Part(k, probe, sim.lags, sim.server_cpu_scope)))
-    except KeyboardInterrupt:
-        inbox.put(("error", k, "interrupted before its run started"))
-    except Exception as exc:
-        inbox.put(("error", k, str(exc)))
-    finally:
-        for e in engines:
-            with contextlib.suppress(Exception):
-                e.close()
 
 
 def _quantile(sorted_values: list[float], q: float) -> float:

@@ -65,7 +65,7 @@ def suite_of(path: Path) -> str:
     """The suite file a result was run by: the suite index in its run directory's parent
     (``dbbench suite -o DIR`` puts each entry's directory there); "" when none."""
     from dbbench.reports.errors import ReportsError
-    from dbbench.reports.studies.suite import SuiteIndex
+    from dbbench.reports.studies.suite_index import SuiteIndex
 
     run_dir = path if path.is_dir() else path.parent
     folder = run_dir.parent

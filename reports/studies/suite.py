@@ -14,7 +14,7 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -22,7 +22,10 @@ from dbbench.reports.chart import svg_text
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.loading import load_result
 from dbbench.reports.safeio import write_text
-from dbbench.reports.studies.indexfile import StudyIndex
+from dbbench.reports.studies.suite_index import INDEX_FILE as INDEX_FILE
+from dbbench.reports.studies.suite_index import INDEX_SCHEMA as INDEX_SCHEMA
+from dbbench.reports.studies.suite_index import EntryRecord as EntryRecord
+from dbbench.reports.studies.suite_index import SuiteIndex as SuiteIndex
 from dbbench.reports.templating import environment
 from dbbench.reports.tpch import answers, fair, plan_compare
 from dbbench.reports.tpch.acid import acid_data, acid_part
@@ -36,39 +39,6 @@ from dbbench.reports.tpch.passes import PassTable, pass_table
 from dbbench.reports.tpch.plan_compare import PlanGroup, plan_groups
 from dbbench.reports.tpch.summary import DISCLOSURE, build_report
 from dbbench.reports.tpch.telemetry import summarise
-
-INDEX_FILE = "suite.json"
-INDEX_SCHEMA = "dbbench-suite"
-
-
-@dataclass
-class EntryRecord:
-    """One benchmark of the suite: an engine at a scale factor (and repetition)."""
-
-    name: str  # the engine's name in the suite file
-    engine: str  # its URL, without password
-    scale_factor: float
-    repetition: int
-    run_dir: str  # relative to the suite's output directory
-    status: str = "pending"  # ok, invalid, failed, pending
-    message: str = ""  # why it failed or is invalid
-    started: float | None = None
-    finished: float | None = None
-    cost_sheet: str = ""  # the entry's cost sheet (as the suite file names it, resolved)
-
-
-@dataclass
-class SuiteIndex(StudyIndex, file=INDEX_FILE, schema=INDEX_SCHEMA, what="suite index"):
-    suite_file: str
-    baseline: str
-    entries: list[EntryRecord] = field(default_factory=list)
-    schema: str = INDEX_SCHEMA
-    schema_version: int = 1
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Self:
-        entries = [EntryRecord(**e) for e in data.get("entries", [])]
-        return cls(data["suite_file"], data["baseline"], entries)
 
 
 @dataclass

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from dbbench.reports import renderers
@@ -114,13 +113,3 @@ def acid_data(items: Sequence[tuple[str, BenchmarkResult]]) -> dict[str, Any]:
     """:func:`acid_document` as a JSON comparison's value (the JSON format's document)."""
     parsed: dict[str, Any] = json.loads(renderers.render_part(acid_document(items), "json"))
     return parsed
-
-
-def read_acid(path: Path) -> AcidResult:
-    """The ACID result in a file or run directory; anything else: one line."""
-    from dbbench.reports.families import read_result
-
-    _family, loaded, _ = read_result(path)
-    if not isinstance(loaded, AcidResult):
-        raise ReportsError(f"{path} is not an ACID result (dbbench acid writes one)")
-    return loaded

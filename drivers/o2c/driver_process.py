@@ -1,0 +1,67 @@
+"""One driver process of an o2c probe (``drivers.o2c.processes`` starts them; an agent,
+``drivers.o2c.agents``, runs one for a coordinator on another host): its share of the users
+on its own connections, started at the common epoch, its probe handed back as a
+:class:`Part`. Imports neither of its two callers (no import circle)."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dbbench.drivers.lifecycle import open_engines
+from dbbench.drivers.o2c.setup import Prepared
+from dbbench.drivers.o2c.simulator import RunConfig, Simulator
+from dbbench.reports.o2c.model import O2CProbe
+
+
+@dataclass
+class Part:
+    """What one driver process measured: its probe and its driver-lag samples."""
+
+    index: int
+    probe: O2CProbe
+    lags: list[float] = field(default_factory=list)
+    server_scope: str = ""
+
+
+def drive(
+    urls: list[str],
+    prepared: Prepared,
+    config: RunConfig,
+    part: tuple[int, int],
+    journal: Path | None,
+    inbox: Any,
+    go: Any,
+    start: Any,
+) -> None:
+    """A driver process: its share of the users on its own connections (no benchmark lock:
+    the coordinator holds it), started at the common epoch; its probe goes to ``inbox``."""
+    k = part[0]
+    try:
+        engines = open_engines(urls, lock=False)
+    except Exception as exc:  # the coordinator says so in one line
+        inbox.put(("error", k, str(exc)))
+        return
+    try:
+        nodes = engines if len(engines) > 1 else None
+        sim = Simulator(engines[0], prepared, config, None, journal, urls[0], nodes)
+        sim.part = part
+
+        def wait_start() -> float:
+            inbox.put(("ready", k, None))
+            go.wait()
+            return float(start.value)
+
+        sim.wait_start = wait_start
+        probe = sim.run()
+        inbox.put(("probe", k, Part(k, probe, sim.lags, sim.server_cpu_scope)))
+    except KeyboardInterrupt:
+        inbox.put(("error", k, "interrupted before its run started"))
+    except Exception as exc:
+        inbox.put(("error", k, str(exc)))
+    finally:
+        for e in engines:
+            with contextlib.suppress(Exception):
+                e.close()
