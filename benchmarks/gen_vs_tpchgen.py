@@ -1,7 +1,9 @@
 """``dbbench gen`` against ``tpchgen-cli`` (the Rust generator), side by side.
 
 Both write the same bytes (.tbl) or the same values (Parquet, Snappy, the defaults of both),
-so wall time is the only difference worth measuring. Runs alternate (dbbench, tpchgen,
+so time is the only difference worth measuring: wall time, and the CPU time (user + system)
+of the whole process tree, read from ``getrusage(RUSAGE_CHILDREN)`` around each run. Runs
+alternate (dbbench, tpchgen,
 dbbench, ...) so that a busy neighbour on the machine hurts both alike; each run writes to
 the same scratch directory (same disk), whose output is removed before the next run; the
 best of ``--repeat`` runs is kept, with the spread shown.
@@ -28,7 +30,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+import resource
+from dataclasses import dataclass, field
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
@@ -49,17 +52,23 @@ class Timing:
     label: str
     seconds: list[float]
     nbytes: int
+    cpu: list[float] = field(default_factory=list)
 
     @property
     def best(self) -> float:
         return min(self.seconds)
+
+    @property
+    def best_cpu(self) -> float:
+        return min(self.cpu)
 
     def line(self) -> str:
         spread = (max(self.seconds) - self.best) / self.best * 100 if self.best else 0.0
         rate = self.nbytes / 1e6 / self.best if self.best else 0.0
         return (
             f"  {self.label:<9} best {self.best:7.2f} s  of {len(self.seconds)} "
-            f"(spread {spread:4.0f} %)  {self.nbytes / 1e6:8.1f} MB  {rate:7.1f} MB/s"
+            f"(spread {spread:4.0f} %)  CPU {self.best_cpu:7.2f} s  "
+            f"{self.nbytes / 1e6:8.1f} MB  {rate:7.1f} MB/s"
         )
 
 
@@ -67,15 +76,23 @@ def _dir_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def _timed(cmd: list[str], out: Path) -> tuple[float, int]:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _timed(cmd: list[str], out: Path) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of the command's whole process tree, bytes written)."""
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
+    cpu0 = _children_cpu()
     start = time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     seconds = time.perf_counter() - start
+    cpu = _children_cpu() - cpu0
     nbytes = _dir_bytes(out)
     shutil.rmtree(out)
-    return seconds, nbytes
+    return seconds, cpu, nbytes
 
 
 def compare(
@@ -91,10 +108,12 @@ def compare(
     if fmt == "parquet":
         peer += peer_parquet
     for _ in range(repeat):
-        seconds, ours.nbytes = _timed(mine, scratch / "d")
+        seconds, cpu, ours.nbytes = _timed(mine, scratch / "d")
         ours.seconds.append(seconds)
-        seconds, theirs.nbytes = _timed(peer, scratch / "t")
+        ours.cpu.append(cpu)
+        seconds, cpu, theirs.nbytes = _timed(peer, scratch / "t")
         theirs.seconds.append(seconds)
+        theirs.cpu.append(cpu)
     return ours, theirs
 
 
@@ -151,6 +170,7 @@ def main() -> int:
     scratch = Path(tempfile.mkdtemp(prefix="dbbench-gen-bench-", dir=args.scratch))
     version = subprocess.run([TPCHGEN, "--version"], capture_output=True, text=True).stdout
     print(f"# gen_vs_tpchgen: SF {args.sf}, best of {args.repeat}, alternating runs")
+    print(f"# load average at the start: {os.getloadavg()[0]:.1f}")
     print(f"# {platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     print(f"# peer: {version.strip()}; dbbench and the peer use all cores; scratch {scratch}")
     try:
@@ -159,7 +179,10 @@ def main() -> int:
             print(f"{fmt}:")
             print(ours.line())
             print(theirs.line())
-            print(f"  ratio dbbench/tpchgen: {ours.best / theirs.best:.2f}x the time")
+            print(
+                f"  ratio dbbench/tpchgen: {ours.best / theirs.best:.2f}x the wall time, "
+                f"{ours.best_cpu / theirs.best_cpu:.2f}x the CPU time"
+            )
         if args.rss:
             print("peak RSS of the largest dbbench process:")
         for sf, parts in _parse_rss(args.rss) if args.rss else []:
