@@ -4,7 +4,9 @@ A regular file or a new path is replaced atomically: a temp file in the same fol
 rename (a reader never sees half a file; the mode is an ordinary ``open``'s, 0666 less the
 umask). A character device or a FIFO (``/dev/null``, ``/dev/stdout``, a pipe) is written as a
 stream and never replaced. A symbolic link (even to a regular file), a directory or any other
-non-regular file is refused with :class:`OutputError`, one line. ``-`` means standard output.
+non-regular file is refused with :class:`OutputError`, one line. ``-`` means standard output;
+so do ``/dev/stdout`` and its kin (``/dev/stderr``, ``/dev/fd/N``), which are symbolic links
+on Linux: they are written to the process's own descriptor, never opened through the link.
 
 Appending (journals) opens with ``O_NOFOLLOW``: a journal that is a symbolic link is refused,
 not written through.
@@ -48,6 +50,25 @@ def default_file_mode() -> int:
     return 0o666 & ~umask
 
 
+_STANDARD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+_FD_DIRS = ("/dev/fd/", "/proc/self/fd/")
+
+
+def standard_stream(path: Path | str) -> int | None:
+    """The descriptor that ``/dev/stdout``, ``/dev/stderr`` or ``/dev/fd/N`` name, else None.
+
+    These are the system's links to a process's own streams: writing them means streaming
+    to that descriptor (a terminal, a pipe, or the file the shell redirected to), which the
+    link rule (never write through a symbolic link) is not about."""
+    text = str(path)
+    if text in _STANDARD:
+        return _STANDARD[text]
+    for prefix in _FD_DIRS:
+        if text.startswith(prefix) and text[len(prefix) :].isdigit():
+            return int(text[len(prefix) :])
+    return None
+
+
 def _refusal(path: Path, mode: int) -> str | None:
     """Why ``path`` (with ``lstat`` mode ``mode``) may not be replaced; None: it may."""
     if stat.S_ISLNK(mode):
@@ -68,6 +89,8 @@ def _lstat_mode(path: Path) -> int | None:
 
 def check_target(path: Path) -> None:
     """Raise :class:`OutputError` when ``path`` is something :func:`write_bytes` refuses."""
+    if standard_stream(path) is not None:
+        return
     mode = _lstat_mode(path)
     if mode is not None:
         why = _refusal(path, mode)
@@ -77,7 +100,12 @@ def check_target(path: Path) -> None:
 
 def write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path``: atomically for a regular file or a new path, as a stream
-    to a character device or a FIFO; refuse a symlink, a directory or another special file."""
+    to a character device or a FIFO (``/dev/stdout`` too); refuse a symlink, a directory or
+    another special file."""
+    fd = standard_stream(path)
+    if fd is not None:
+        _write_fd(path, fd, data)
+        return
     mode = _lstat_mode(path)
     if mode is not None:
         why = _refusal(path, mode)
@@ -101,6 +129,23 @@ def write_output(target: str | Path, text: str) -> None:
         sys.stdout.flush()
         return
     write_text(Path(target), text)
+
+
+def _write_fd(path: Path, fd: int, data: bytes) -> None:
+    """``data`` written to the open descriptor ``fd`` (after what Python buffered for it)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and stream.fileno() == fd:
+                stream.flush()
+        except (OSError, ValueError):  # not a real file (captured), or closed
+            pass
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+    except OSError as exc:
+        raise _failed(path, exc) from None
 
 
 def _stream(path: Path, data: bytes) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -99,3 +101,26 @@ def test_markdown_lets_no_raw_html_no_table_break_and_no_markup_pass() -> None:
 
 def test_html_escapes_markup_and_quotes() -> None:
     assert escape.html('<a href="x">&\u202e') == "&lt;a href=&quot;x&quot;&gt;&amp;"
+
+
+@pytest.mark.parametrize("name", ["/dev/stdout", "/dev/fd/1"])
+def test_dev_stdout_streams_to_the_process_standard_output(tmp_path: Path, name: str) -> None:
+    """``/dev/stdout`` is a symbolic link on Linux; the docs say it streams, so it is written
+    to descriptor 1 (a pipe here, then a file the shell redirected to), not refused."""
+    if not Path(name).exists():
+        pytest.skip(f"no {name} here")
+    code = (
+        "import sys; from pathlib import Path; from dbbench.reports import safeio;"
+        "print('before', flush=False); safeio.write_text(Path(sys.argv[1]), 'streamed\\n')"
+    )
+    piped = subprocess.run(
+        [sys.executable, "-c", code, name], capture_output=True, text=True, check=False
+    )
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == "before\nstreamed\n"
+    target = tmp_path / "redirected.txt"
+    with target.open("wb") as out:
+        done = subprocess.run([sys.executable, "-c", code, name], stdout=out, check=False)
+    assert done.returncode == 0
+    assert target.read_text() == "before\nstreamed\n"
+    safeio.check_target(Path(name))  # the pre-flight check agrees
