@@ -99,6 +99,30 @@ def test_a_site_walk_skips_a_fifo_without_hanging(
     assert code in (ExitCode.OK, ExitCode.USER_ERROR) and (out / "index.html").is_file()
 
 
+@pytest.mark.parametrize("case", ["missing", "empty-dir", "no-result"])
+def test_a_site_of_a_missing_or_empty_input_is_one_line_and_no_site(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It exited 0 with an empty site; now one line, exit 1, nothing written (and an
+    earlier site in the way is left as it was)."""
+    inputs = tmp_path / "inputs"
+    if case != "missing":
+        inputs.mkdir()
+    if case == "no-result":
+        (inputs / "notes.json").write_text('{"not": "a result"}', encoding="utf-8")
+    out = tmp_path / "site"
+    code = main(["site", str(inputs), "-o", str(out)])
+    assert code == ExitCode.USER_ERROR
+    if case == "no-result":  # each file read says why it is not a result, then the error
+        *why, err = capsys.readouterr().err.splitlines()
+        assert err.startswith("dbbench: error: ") and len(why) == 1 and "notes.json" in why[0]
+    else:
+        err = _one_line_error(capsys)
+    assert str(inputs) in err and "nothing written" in err
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == (["inputs"] if case != "missing" else [])
+
+
 # --------------------------------------------------- exit 70: TOML and numbers, one reader
 
 

@@ -170,17 +170,44 @@ def build_site(
     workers: int | None = None,
 ) -> Outcome:
     """Build the site of every result under ``inputs`` into ``out`` (``workers``: processes
-    reading, verifying and writing the results; default: up to 2, one for a few results)."""
+    reading, verifying and writing the results; default: up to 2, one for a few results).
+
+    Refused with one line, before anything is written, when an input does not exist or no
+    input holds anything to read; and, leaving any earlier site as it was, when none of
+    what was read is a result: an empty site is never the outcome of a typo."""
+    _check_inputs(inputs)
     tmp = _prepare(out, force)
     try:
         reuse = _reusable_reports(out) if full_reports else {}
         outcome = _build(inputs, tmp, full_reports, warn, workers, reuse)
+        if not outcome.included and not outcome.failed:
+            read = len(outcome.refused)
+            raise ReportsError(
+                f"no results in {_names(inputs)} ({read} file(s) read, none a result); "
+                "nothing written"
+            )
         _put(tmp / MARKER, b"made by dbbench site\n")
         _swap(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return outcome
+
+
+def _names(inputs: list[Path]) -> str:
+    shown = ", ".join(str(p) for p in inputs[:3])
+    return shown + (f" and {len(inputs) - 3} more" if len(inputs) > 3 else "")
+
+
+def _check_inputs(inputs: list[Path]) -> None:
+    """Every input exists and together they hold something to read (:func:`build_site`)."""
+    if not inputs:
+        raise ReportsError("no inputs: name result files or directories")
+    paths, missing = candidates(inputs)
+    if missing:
+        raise ReportsError(f"{missing[0].reason}; nothing written")
+    if not paths:
+        raise ReportsError(f"no results in {_names(inputs)} (nothing to read); nothing written")
 
 
 def _reusable_reports(out: Path) -> dict[str, str]:
