@@ -163,6 +163,20 @@ class RunScope:
         """The first (for one database, the only) engine."""
         return self.engines[0]
 
+    def defaulted_places(self) -> list[str]:
+        """Where each engine writes whose URL left its host or database to the driver's
+        defaults (``postgresql://``: libpq's socket, the OS user and a database of that
+        name; ``mysql://``: localhost:3306), as the server reached says it
+        (:meth:`Engine.place`): what a command says before it writes anything there."""
+        places = []
+        for url, engine in zip(self.urls, self.engines, strict=False):
+            named = parse_url(url)
+            if named.host is None or not named.database:
+                where = engine.place()
+                if where is not None:
+                    places.append(where)
+        return places
+
     @property
     def url(self) -> str:
         return self.urls[0]

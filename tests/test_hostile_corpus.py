@@ -528,6 +528,42 @@ def test_a_load_beside_tables_dbbench_did_not_create_is_refused(
     assert tables == [("kept",)]  # nothing of TPC-H's written beside it
 
 
+@pytest.fixture()
+def scratch_maria(mariadb_base_url: str) -> Iterator[str]:
+    """A database of this test's own on the shared MariaDB server; dropped after."""
+    import pymysql
+
+    from conftest import MARIADB_HOST, MARIADB_PORT
+
+    if MARIADB_PORT != 3306:
+        pytest.skip("a URL with no host reaches port 3306: the test server is elsewhere")
+    name = f"dbbench_rel39_{os.getpid()}"
+    conn = pymysql.connect(host=MARIADB_HOST, port=MARIADB_PORT, user="root", autocommit=True)
+    try:
+        conn.cursor().execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.cursor().execute(f"CREATE DATABASE {name}")
+        yield name
+    finally:
+        conn.cursor().execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.close()
+
+
+def test_a_mariadb_url_with_no_host_names_where_it_writes_before_writing(
+    scratch_maria: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``mysql://root@/DB`` reaches PyMySQL's default, localhost:3306; like the PostgreSQL
+    no-host case, the one notice (``RunScope.defaulted_places``) says which database on
+    which server, and it comes before the load's first line."""
+    out = tmp_path / "load"
+    url = f"mysql://root@/{scratch_maria}"
+    assert main(["load", "-e", url, "-s", "0.01", "-o", str(out)]) == ExitCode.OK
+    lines = capsys.readouterr().err.splitlines()
+    notice = f"dbbench: the URL names no host or database: database '{scratch_maria}' on "
+    [first] = [n for n, line in enumerate(lines) if line.startswith(notice)]
+    assert "localhost:3306 as user 'root@" in lines[first]
+    assert not any("load" in line.lower() for line in lines[:first]), lines[:first]
+
+
 # ------------------------------- spark: a URL with no warehouse keeps it in the run dir
 
 

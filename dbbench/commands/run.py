@@ -29,7 +29,6 @@ from dbbench.drivers.rundir import default_run_name
 from dbbench.drivers.sequencer import Benchmark, RunOptions, RunProgress
 from dbbench.drivers.sequencer.config import PLAN_MODES, check_options
 from dbbench.drivers.sequencer.load import check_not_foreign
-from dbbench.drivers.url import parse_url
 from dbbench.errors import DbbenchError, ExitCode, error_line
 from dbbench.reports.acid.model import AcidResult
 from dbbench.reports.tpch.compliance import messages
@@ -218,9 +217,7 @@ def execute(
     ) as scope:  # fmt: skip
         if scope.replaced is not None:
             typer.echo(f"dbbench: --force replaced {scope.replaced} in {out_dir}", err=True)
-        where = scope.engine.place()
-        named = parse_url(url)
-        if where is not None and (named.host is None or not named.database):
+        for where in scope.defaulted_places():
             # the driver's defaults chose the server or database: say which, before writing
             typer.echo(f"dbbench: the URL names no host or database: {where}", err=True)
         workload = tpch_workload(options, steps, command)

@@ -281,6 +281,18 @@ class MySqlEngine(SqlAlchemyEngine):
         row = self.admin().query("SELECT @@hostname, @@port").rows[0]
         return f"mysql server {row[0]}:{row[1]}"
 
+    def place(self) -> str:
+        """The database, host and port (or socket) and user the driver reached: a URL
+        with no host is PyMySQL's ``localhost:3306``, one with no database none at all."""
+        with self.policy.guard("place"):
+            database, user = self.admin().query("SELECT DATABASE(), CURRENT_USER()").rows[0]
+        conn = getattr(self.admin(), "conn", None)
+        socket = getattr(conn, "unix_socket", None)
+        host, port = getattr(conn, "host", None), getattr(conn, "port", None)
+        via = f"socket {socket}" if socket else f"{host}:{port}"
+        named = "no database" if database is None else f"database {str(database)!r}"
+        return f"{named} on {via} as user {str(user)!r}"
+
     def storage_bytes(self) -> int | None:
         sql = (
             "SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables "
