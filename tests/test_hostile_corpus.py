@@ -532,7 +532,6 @@ def test_a_load_beside_tables_dbbench_did_not_create_is_refused(
 def scratch_maria(mariadb_base_url: str) -> Iterator[str]:
     """A database of this test's own on the shared MariaDB server; dropped after."""
     import pymysql
-
     from conftest import MARIADB_HOST, MARIADB_PORT
 
     if MARIADB_PORT != 3306:
