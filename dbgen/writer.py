@@ -9,11 +9,11 @@ How it works, and why:
 * Every segment goes to its own temporary file in a private spool (shared memory when it
   has room, :mod:`dbgen.spool`: segments never reach a disk, which at SF10 would write the
   data twice); the parent process appends them to the file's temporary in order as they
-  complete (``copy_file_range``: no copy through user space) and renames the result to its
-  final name only when it is whole. At most :data:`WINDOW_PER_JOB` segments per process
-  are in flight (submitted, and not yet appended), which bounds the spool. For Parquet each
-  segment is a complete Parquet file, encoded in its worker; the parent joins their row
-  groups in order under one footer (:mod:`dbgen.formats.parquet_splice`, no re-encoding).
+  complete (``copy_file_range`` or ``sendfile``: no copy through user space) and renames the
+  result to its final name only when it is whole. At most :data:`WINDOW_PER_JOB` segments
+  per process are in flight (submitted, and not yet appended), which bounds the spool. For
+  Parquet each segment is a complete Parquet file, encoded in its worker; the parent joins
+  their row groups in order under one footer (:mod:`dbgen.formats.parquet_splice`, no re-encoding).
   So output is identical to a serial run, and an interrupted or failed run leaves no file
   that looks complete: temporaries are removed, only finished files carry final names.
 * Memory is bounded by one generator batch (and, for Parquet, one row group) per process,
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import gc
 import math
 import multiprocessing
 import os
@@ -54,7 +53,6 @@ from dbbench.dbgen.segments import (
     write_segment,
 )
 from dbbench.dbgen.spool import make_spool
-from dbbench.dbgen.textpool import get_pool
 
 Format = Literal["tbl", "csv", "parquet"]
 FORMATS: tuple[Format, ...] = ("tbl", "csv", "parquet")
@@ -397,10 +395,7 @@ def _run_parallel(
     the earliest segment not yet appended is always submitted, so the window always moves.
     """
     methods = multiprocessing.get_all_start_methods()
-    fork = "fork" in methods
-    ctx = multiprocessing.get_context("fork" if fork else None)
-    if fork:
-        _before_fork(segments)
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
     queue = ctx.Queue()
     pool = ProcessPoolExecutor(jobs, ctx, initializer=init_worker, initargs=(queue,))
     order = {id(s): n for n, s in enumerate(segments)}
@@ -430,25 +425,8 @@ def _run_parallel(
     except BaseException:
         _stop_workers(pool)
         raise
-    finally:
-        if fork:
-            gc.unfreeze()
     pool.shutdown(wait=True)
     queue.close()
-
-
-def _before_fork(segments: list[Segment]) -> None:
-    """Work done once in the parent instead of once in every worker.
-
-    The text pool is mapped and its SHA-1 checked here (0.2 s of CPU per process), so the
-    forked workers inherit the verified mapping. ``gc.freeze`` moves the objects of every
-    imported module out of the collector's generations: the workers' collections (about 1 %
-    of their CPU) no longer walk them, and no reference count written by the collector
-    copies a shared page."""
-    if any(s.source.kind != "delete" for s in segments):
-        get_pool()
-    gc.collect()
-    gc.freeze()
 
 
 def _run_serial(segments: list[Segment], assembler: _Assembler) -> None:
