@@ -8,6 +8,11 @@ import contextlib
 import gzip
 import hashlib
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -17,6 +22,10 @@ import pytest
 from private_databases import fresh_postgres
 
 from dbbench.cli import main
+from dbbench.drivers.journal import read_journal
+from dbbench.drivers.sequencer import JOURNAL_FILE
+from dbbench.drivers.sequencer.answers import read_outputs
+from dbbench.errors import ExitCode
 from dbbench.queries.validate import (
     answer_digest,
     canonical_rows,
@@ -209,3 +218,48 @@ def test_a_postgresql_run_verified_on_embedded_duckdb(
     assert main(["verify", str(run_dir), "--answers"]) == 1
     err = capsys.readouterr().err
     assert "run 1 stream 0 Q6: row 1: column revenue" in err
+
+
+def test_ctrl_c_mid_run_keeps_every_output_measured_so_far(tmp_path: Path) -> None:
+    """A real Ctrl-C (SIGINT to the process group) during the throughput test: the partial
+    result still keeps the output of every query that completed, digested as a whole run's."""
+    out = tmp_path / "run"
+    args = ["run", "-s", "0.05", "--runs", "1", "-o", str(out), "--plans", "off"]
+    env = {**os.environ, "DBBENCH_PROGRESS_INTERVAL": "3600"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dbbench", *args, "--telemetry-interval", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        start_new_session=True,
+    )  # fmt: skip
+    journal = out / JOURNAL_FILE
+    try:
+        deadline = time.monotonic() + 300
+        while not (
+            journal.exists()
+            and sum(
+                e["event"] == "query_end" and e.get("phase") == "throughput"
+                for e in read_journal(journal)
+            )
+            >= 3
+        ):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == ExitCode.INTERRUPTED, err
+    result = load_result(out)
+    assert result.status == "partial" and result.answers is not None and result.answers.kept
+    done = sorted(
+        (i.stream, i.query) for r in result.runs for i in r.intervals
+        if i.kind == "query" and i.status == "ok"
+    )  # fmt: skip
+    kept = {(o.stream, o.query): o for o in read_outputs(out / ANSWERS_FILE)}
+    assert sorted((r.stream, r.query) for r in result.answers.records) == done == sorted(kept)
+    assert any(stream > 0 for stream, _ in done) and len(done) < 66
+    for record in result.answers.records:
+        rows = [tuple(row) for row in kept[record.stream, record.query].rows]
+        assert record.rows == len(rows) and record.sha256 == answer_digest(record.query, rows)
