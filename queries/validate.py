@@ -444,29 +444,41 @@ def answer_digest(query: int, rows: Sequence[Sequence[Any]]) -> str:
 def _canonical_json(query: int, rows: Sequence[Sequence[Any]]) -> str:
     """``json.dumps(canonical_rows(query, rows))`` (compact, not ASCII-escaped), made column
     by column: every canonical value is text or None, so each column is encoded once by
-    JSON's own string encoder and the rows are joined, with no Python call per value and no
-    tuple per row (a run keeps thousands of Q16 rows per stream). Ties (rare) and outputs
-    of the wrong shape take :func:`canonical_rows` itself."""
+    JSON's own string encoder, the ties are looked for column by column, and the text is
+    one join of the encoded columns interleaved with their separators: no Python call and
+    no tuple per row (a run keeps thousands of Q16 rows per stream). Ties (rare) and
+    outputs of the wrong shape take :func:`canonical_rows` itself."""
     classes = column_classes(query)
-    width = len(classes)
+    width, count = len(classes), len(rows)
     if not rows:
         return "[]"
-    keys = ORDER_KEYS[query]
     if set(map(len, rows)) != {width} or width == 0:
         return _dumps(canonical_rows(query, rows))
     transposed = zip(*rows, strict=True)
     columns = [_canonical_column(k, c) for k, c in zip(classes, transposed, strict=True)]
-    encoded = [_json_strings(column) for column in columns]
-    lines = list(map(",".join, zip(*encoded, strict=True)))
-    if keys and len(lines) > 1:
-        # a tie: neighbours whose ORDER BY keys' canonical values are equal (the row's
-        # encoding is one-to-one, so equal lines are equal rows)
-        tied: Sequence[Any] = (
-            lines if len(keys) == width else list(zip(*(columns[i] for i in keys), strict=True))
-        )
-        if any(map(operator.eq, tied, islice(tied, 1, None))):
-            return _dumps(canonical_rows(query, rows))
-    return "[[" + "],[".join(lines) + "]]"
+    if _has_ties(columns, ORDER_KEYS[query]):
+        return _dumps(canonical_rows(query, rows))
+    # row k's value j at 2 * (k * width + j); after it "," or, ending a row, "],["
+    parts: list[str] = [","] * (2 * width * count)
+    for j, column in enumerate(columns):
+        parts[2 * j :: 2 * width] = _json_strings(column)
+    parts[2 * width - 1 :: 2 * width] = ["],["] * count
+    parts[-1] = "]]"
+    return "[[" + "".join(parts)
+
+
+def _has_ties(columns: list[list[str | None]], keys: tuple[int, ...]) -> bool:
+    """Whether two neighbouring rows have equal canonical values in every ORDER BY key."""
+    if not keys or len(columns[0]) < 2:
+        return False
+    tied: list[bool] | None = None
+    for i in keys:
+        column = columns[i]
+        same = map(operator.eq, column, islice(column, 1, None))
+        tied = list(same) if tied is None else list(map(operator.and_, tied, same))
+        if not any(tied):
+            return False
+    return True
 
 
 def _json_strings(column: list[str | None]) -> list[str]:
