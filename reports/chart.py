@@ -72,40 +72,20 @@ class Plot:
     margins: tuple[int, int, int, int]
 
     @property
-    def width(self) -> int:
-        return self.size[0]
-
-    @property
-    def height(self) -> int:
-        return self.size[1]
-
-    @property
-    def left(self) -> int:
-        """The plot area's left edge (x)."""
-        return self.margins[0]
-
-    @property
-    def right(self) -> int:
-        """The plot area's right edge (x)."""
-        return self.size[0] - self.margins[1]
-
-    @property
-    def top(self) -> int:
-        """The plot area's top edge (y)."""
-        return self.margins[2]
-
-    @property
-    def bottom(self) -> int:
-        """The plot area's bottom edge (y): the x axis."""
-        return self.size[1] - self.margins[3]
+    def area(self) -> tuple[int, int, int, int]:
+        """The plot area's edges: left and right (x), top and bottom (y; the x axis)."""
+        (w, h), (left, right, top, bottom) = self.size, self.margins
+        return left, w - right, top, h - bottom
 
     def x(self, v: float, lo: float, hi: float) -> float:
         """``v`` of an x axis from ``lo`` to ``hi`` as an x coordinate."""
-        return self.left + (v - lo) / ((hi - lo) or 1.0) * (self.right - self.left)
+        left, right, _, _ = self.area
+        return left + (v - lo) / ((hi - lo) or 1.0) * (right - left)
 
     def y(self, v: float, top: float) -> float:
         """``v`` of a y axis from 0 to ``top`` as a y coordinate."""
-        return self.bottom - v / (top or 1.0) * (self.bottom - self.top)
+        _, _, pad, bottom = self.area
+        return bottom - v / (top or 1.0) * (bottom - pad)
 
 
 #: the executive summary's geometry
@@ -123,8 +103,9 @@ class _Frame:
         return self.plot.y(v, self.axis.top)
 
     def hline(self, v: float, cls: str) -> str:
+        left, right, _, _ = self.plot.area
         return (
-            f'<line x1="{self.plot.left}" x2="{self.plot.right}" y1="{self.y(v):.1f}" '
+            f'<line x1="{left}" x2="{right}" y1="{self.y(v):.1f}" '
             f'y2="{self.y(v):.1f}" class="{cls}"/>'
         )
 
@@ -133,16 +114,16 @@ def _bars(
     f: _Frame, columns: Sequence[str], power: dict[str, float], throughput: dict[str, float]
 ) -> list[str]:
     """A white (power) and a black (throughput mean) bar per column, and the column label."""
-    plot = f.plot
-    band = (plot.right - plot.left) / len(columns)
+    left, right, top_y, bottom = f.plot.area
+    band = (right - left) / len(columns)
     bar = band * 0.36
     width = f"{bar:.1f}"
-    label_y = plot.bottom + 16
+    label_y = bottom + 16
     # the frame's figures, looked up once (``y`` is :meth:`Plot.y`, computed once a bar)
-    bottom, span, top = plot.bottom, plot.bottom - plot.top, f.axis.top or 1.0
+    span, top = bottom - top_y, f.axis.top or 1.0
     out = []
     for i, col in enumerate(columns):
-        x0 = plot.left + i * band + band * 0.14
+        x0 = left + i * band + band * 0.14
         name = escape(col)
         for value, cls, dx in ((power.get(col), "pw", 0.0), (throughput.get(col), "tp", bar)):
             if value is not None:
@@ -171,23 +152,23 @@ def render_svg(
     if not values:
         return ""
     f = _Frame(value_axis(max(values)))
-    plot = f.plot
+    (width, height), (left, _, top, bottom) = f.plot.size, f.plot.area
     out = [
-        f'<svg class="chart" viewBox="0 0 {plot.width} {plot.height}" role="img" '
+        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="{escape(title or "query times")}" width="100%">'
     ]
     for tick in f.axis.ticks:
         out.append(
-            f.hline(tick, "grid") + f'<text x="{plot.left - 6}" y="{f.y(tick) + 4:.1f}" '
+            f.hline(tick, "grid") + f'<text x="{left - 6}" y="{f.y(tick) + 4:.1f}" '
             f'text-anchor="end" class="tick">{_label(tick)}</text>'
         )
     out += _bars(f, columns, power, throughput)
     for value, cls in ((power_geomean, "gm"), (throughput_mean, "am")):
         if value is not None:
             out.append(f.hline(value, cls))
-    mid = (plot.top + plot.bottom) / 2
+    mid = (top + bottom) / 2
     out.append(
-        f'<line x1="{plot.left}" x2="{plot.left}" y1="{plot.top}" y2="{plot.bottom}" '
+        f'<line x1="{left}" x2="{left}" y1="{top}" y2="{bottom}" '
         f'class="axis"/><text x="14" y="{mid:.0f}" class="tick" '
         f'transform="rotate(-90 14 {mid:.0f})" text-anchor="middle">seconds</text></svg>'
     )

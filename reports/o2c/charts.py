@@ -48,7 +48,7 @@ def frame(
     """A chart's opening: the title, both axes with their grid, ticks and labels (x from 0 to
     ``xmax``, ticks ``xticks`` or round ones; y from 0 to ``ytop``, ticks ``ticks``)."""
     w, h = plot.size
-    left, right, top, bottom = plot.left, plot.right, plot.top, plot.bottom
+    left, right, top, bottom = plot.area
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" role="img" '
         f'aria-label="{escape(title)}" class="{escape(css)}">',
@@ -97,7 +97,7 @@ def timeline_svg(
     probe: O2CProbe, throughput: list[tuple[float, float]], logons: list[float]
 ) -> str:
     """Dialog steps per second (solid) and users logged on (dashed, scaled to the top)."""
-    plot = O2C_PLOT
+    _, right, top, bottom = O2C_PLOT.area
     xmax = max(probe.end, 1e-3)
     top_tp = max((v for _, v in throughput), default=1.0) or 1.0
     axis = value_axis(top_tp)
@@ -112,8 +112,8 @@ def timeline_svg(
     x0, x1 = _x(probe.window_start, 0, xmax), _x(min(probe.window_end, xmax), 0, xmax)
     out.insert(
         4,
-        f'<rect x="{x0:.1f}" y="{plot.top}" width="{max(x1 - x0, 0):.1f}" '
-        f'height="{plot.bottom - plot.top}" '
+        f'<rect x="{x0:.1f}" y="{top}" width="{max(x1 - x0, 0):.1f}" '
+        f'height="{bottom - top}" '
         'fill="#eef4ff"><title>steady-state window (measured)</title></rect>',
     )
     if throughput:
@@ -125,14 +125,14 @@ def timeline_svg(
     steps.append((xmax, len(logons) * axis.top / users))
     out.append(_polyline(steps, xmax, axis.top, 'stroke="#555" stroke-dasharray="4 3"'))
     at = _y(axis.top, axis.top) + 12
-    out.append(svg_text(plot.right - 4, at, f"{users:,} users", font_size=10, text_anchor="end"))
+    out.append(svg_text(right - 4, at, f"{users:,} users", font_size=10, text_anchor="end"))
     out.append("</svg>")
     return "\n".join(out)
 
 
 def histogram_svg(rts: list[float], limit: float) -> str:
     """Response times in the window, 30 buckets up to the 99.5th percentile."""
-    plot = O2C_PLOT
+    left, right, top, bottom = O2C_PLOT.area
     if not rts:
         return ""
     v = sorted(rts)
@@ -150,19 +150,17 @@ def histogram_svg(rts: list[float], limit: float) -> str:
         axis.top,
         axis.ticks,
     )
-    width = (plot.right - plot.left) / n
+    width = (right - left) / n
     for i, c in enumerate(counts):
-        x = plot.left + i * width
+        x = left + i * width
         y = _y(c, axis.top)
         out.append(
             f'<rect x="{x + 1:.1f}" y="{y:.1f}" width="{width - 2:.1f}" '
-            f'height="{plot.bottom - y:.1f}" fill="#333"/>'
+            f'height="{bottom - y:.1f}" fill="#333"/>'
         )
     if limit <= hi:
         xl = _x(limit, 0, hi)
-        out.append(
-            f'<line x1="{xl:.1f}" y1="{plot.top}" x2="{xl:.1f}" y2="{plot.bottom}" stroke="red"/>'
-        )
+        out.append(f'<line x1="{xl:.1f}" y1="{top}" x2="{xl:.1f}" y2="{bottom}" stroke="red"/>')
     out.append("</svg>")
     return "\n".join(out)
 
@@ -175,7 +173,7 @@ def search_svg(
 ) -> str:
     """Average dialog RT against users (filled: pass, open: fail), the limit line, and the
     p90 and p99 beside the average (in the order of ``points``)."""
-    plot = O2C_PLOT
+    left, right, _, _ = O2C_PLOT.area
     if not points:
         return ""
     order = sorted(range(len(points)), key=lambda i: points[i])
@@ -199,12 +197,10 @@ def search_svg(
     )
     yl = _y(limit, axis.top)
     out.append(
-        f'<line x1="{plot.left}" y1="{yl:.1f}" x2="{plot.right}" y2="{yl:.1f}" stroke="red" '
+        f'<line x1="{left}" y1="{yl:.1f}" x2="{right}" y2="{yl:.1f}" stroke="red" '
         'stroke-dasharray="6 3"/>'
     )
-    out.append(
-        svg_text(plot.right - 4, yl - 4, "limit", font_size=10, fill="red", text_anchor="end")
-    )
+    out.append(svg_text(right - 4, yl - 4, "limit", font_size=10, fill="red", text_anchor="end"))
     out.append(
         _polyline([(u, r) for u, r, _ in pts if not math.isnan(r)], xmax, axis.top, 'stroke="#999"')
     )
