@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from dbbench.commands.options import OutputFile
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.hammerdb.flow import (
     HammerDBWorkload,
@@ -315,7 +316,7 @@ def export_command(
     result: Annotated[
         Path, typer.Argument(help="A dbbench result file (TPC-H, o2c, HammerDB) or run directory.")
     ],
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
+    output: OutputFile = None,
 ) -> None:
     """Any dbbench result as a hammerdb-job-report-v1 JSON (HammerDB's result artifact); an
     o2c result becomes a TPROC-C-like artifact labelled dbbench o2c (unofficial)."""
