@@ -236,10 +236,8 @@ def run(
     run_dir = out if out is not None else default_run_dir(wl, conn.info.name)
     plan = Plan(wl, opts, build=build, build_only=build_only)
     try:
-        workload = HammerDBWorkload(
-            install, conn, plan, on_line=_progress(quiet), on_step=_step(quiet)
-        )
-        outcome = run_flow(workload, run_dir, force=force)
+        flow = HammerDBWorkload(install, conn, plan, on_line=_progress(quiet), on_step=_step(quiet))
+        outcome = run_flow(flow, run_dir, force=force)
     except Interrupted as exc:
         typer.echo(
             f"dbbench: interrupted; HammerDB was stopped; partial result: {exc.path}", err=True
