@@ -1,11 +1,18 @@
 """One driver process of an o2c probe (``drivers.o2c.processes`` starts them; an agent,
 ``drivers.o2c.agents``, runs one for a coordinator on another host): its share of the users
 on its own connections, started at the common epoch, its probe handed back as a
-:class:`Part`. Imports neither of its two callers (no import circle)."""
+:class:`Part`. Imports neither of its two callers (no import circle).
+
+A driver process whose parent (the coordinator, or the agent) dies outright ends within a
+second (:func:`_end_when_orphaned`): its steps so far are in its journal already, and no
+load goes on reaching the database for a run nobody collects."""
 
 from __future__ import annotations
 
 import contextlib
+import os
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +46,7 @@ def drive(
     """A driver process: its share of the users on its own connections (no benchmark lock:
     the coordinator holds it), started at the common epoch; its probe goes to ``inbox``."""
     k = part[0]
+    threading.Thread(target=_end_when_orphaned, args=(os.getppid(),), daemon=True).start()
     try:
         engines = open_engines(urls, lock=False)
     except Exception as exc:  # the coordinator says so in one line
@@ -65,3 +73,13 @@ def drive(
         for e in engines:
             with contextlib.suppress(Exception):
                 e.close()
+
+
+#: The exit code of a driver process that ended because its parent died.
+ORPHANED = 3
+
+
+def _end_when_orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(ORPHANED)

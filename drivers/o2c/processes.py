@@ -12,7 +12,9 @@ one measured window on one clock; every user keeps its log-on slot of the whole 
 moved onto the earliest start), so every rate, average and percentile the reports compute
 comes from the merged samples; the driver's lag percentiles come from the merged lag
 samples; errors, log-ons, work processes and driver CPU add up. A driver process that dies
-is named in the probe's errors and its steps are read back from its own step journal.
+is named in the probe's errors and its steps are read back from its own step journal; a
+lost agent (``drivers.o2c.agents``) is named by its address and its steps are the ones it
+streamed to the coordinator until then.
 Ctrl-C or SIGTERM in the coordinator is passed on to every driver process (SIGINT), whose
 probes end where they stopped and are merged as usual.
 """
@@ -125,7 +127,7 @@ def run_processes(
     inbox: Any = ctx.Queue()
     go: Any = ctx.Event()
     start: Any = ctx.Value("d", 0.0)
-    journals = [_journal(journal, k) if k < local else None for k in range(processes)]
+    journals = [_journal(journal, k) for k in range(processes)]
     for j in journals:
         if j is not None:
             j.unlink(missing_ok=True)
@@ -135,6 +137,7 @@ def run_processes(
         token = agent_token()
         for n, url in enumerate(config.agents):
             agents.append(AgentHandle(url, token, local + n, inbox, go, start))
+            agents[-1].journal = journals[local + n]
     for k, w in enumerate(shares(pool, processes)):
         cfg = replace(config, work_processes=w, agents=())
         if k >= local:
@@ -157,7 +160,9 @@ def run_processes(
                 p.kill()
             p.join(5)
     for k in sorted(lost):
-        found = _from_journal(journals[k])
+        p = procs[k]
+        found = _bare(p.steps_so_far()) if isinstance(p, AgentHandle) else None
+        found = found or _from_journal(journals[k])
         if found is not None:
             parts[k] = Part(k, found)
     merged = merge([parts[k] for k in sorted(parts)], processes)
@@ -259,6 +264,13 @@ def _from_journal(journal: Path | None) -> O2CProbe | None:
     bare = O2CProbe(0, 0.0, "fixed", 1, 0.0, 0.0, 0.0, 0.0, 0.0, steps_journal=journal.name)
     bare.complete_steps(journal.parent)
     return bare if bare.steps.step else None
+
+
+def _bare(steps: O2CSteps) -> O2CProbe | None:
+    """Steps a lost agent streamed, as a bare probe (no window); None when there are none."""
+    if not steps.step:
+        return None
+    return O2CProbe(0, 0.0, "fixed", 1, 0.0, 0.0, 0.0, 0.0, 0.0, steps=steps)
 
 
 def _quantile(sorted_values: list[float], q: float) -> float:
