@@ -19,7 +19,7 @@ from typing import Any
 
 from dbbench.drivers.lifecycle import open_engines
 from dbbench.drivers.o2c.setup import Prepared
-from dbbench.drivers.o2c.simulator import RunConfig, Simulator
+from dbbench.drivers.o2c.simulator import RunConfig, Simulator, UserState
 from dbbench.reports.o2c.model import O2CProbe
 
 
@@ -42,9 +42,13 @@ def drive(
     inbox: Any,
     go: Any,
     start: Any,
+    beside: tuple[Any, Any, int | None] | None = None,
 ) -> None:
     """A driver process: its share of the users on its own connections (no benchmark lock:
-    the coordinator holds it), started at the common epoch; its probe goes to ``inbox``."""
+    the coordinator holds it), started at the common epoch; its probe goes to ``inbox``.
+    ``beside`` (a workload beside the run, ``drivers.o2c.processes.Beside``): the halt
+    event and its reason, and the step whose acknowledgements go to ``inbox`` (``posted``:
+    order key, ``loop.time()``) or None."""
     k = part[0]
     threading.Thread(target=_end_when_orphaned, args=(os.getppid(),), daemon=True).start()
     try:
@@ -63,6 +67,8 @@ def drive(
             return float(start.value)
 
         sim.wait_start = wait_start
+        if beside is not None:
+            _couple(sim, k, inbox, *beside)
         probe = sim.run()
         inbox.put(("probe", k, Part(k, probe, sim.lags, sim.server_cpu_scope)))
     except KeyboardInterrupt:
@@ -83,3 +89,20 @@ def _end_when_orphaned(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(1.0)
     os._exit(ORPHANED)
+
+
+def _couple(sim: Simulator, k: int, inbox: Any, halt: Any, reason: Any, step: int | None) -> None:
+    """The driver process's side of :class:`~dbbench.drivers.o2c.processes.Beside`."""
+    if step is not None:
+
+        def posted(done: int, user: UserState, ok: int, end: float) -> None:
+            if done == step and ok:
+                inbox.put(("posted", k, (user.orderkey, end)))
+
+        sim.on_step = posted
+
+    def wait_halt() -> None:
+        halt.wait()
+        sim.halt(reason.value.decode("utf-8", "replace"))
+
+    threading.Thread(target=wait_halt, name="o2c-halt", daemon=True).start()
