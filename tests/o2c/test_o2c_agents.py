@@ -17,7 +17,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from o2c_helpers import prepare_users
+from o2c_helpers import agent_process, prepare_users
 
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.o2c.agents import TOKEN_ENV, AgentHandle, measure_clock, parse_address
@@ -56,21 +56,8 @@ def _agent_process(tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Popen
     cmd = [sys.executable, "-m", "dbbench", "o2c", "agent", "--listen", f"{AGENT_HOST}:{port}",
            "--token", TOKEN]  # fmt: skip
     env = {**_env(None), "TMPDIR": str(tmp_path)}  # its journal folder under the test's
-    with log.open("w") as out:
-        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=out, text=True)
-    try:
-        deadline = time.monotonic() + 60
-        while "listening" not in log.read_text() and time.monotonic() < deadline:
-            assert proc.poll() is None, log.read_text()
-            time.sleep(0.1)
+    with agent_process(cmd, log, env) as proc:
         yield f"o2c://{AGENT_HOST}:{port}", log, proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
 
 
 def test_addresses_are_checked() -> None:

@@ -16,14 +16,13 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
-from o2c_helpers import prepare_users
+from o2c_helpers import agent_process, prepare_users
 
 from dbbench.drivers.o2c.agents import TOKEN_ENV
 from dbbench.reports.o2c.model import O2CResult
@@ -145,26 +144,13 @@ def test_an_agent_in_a_network_namespace_drives_half_the_users(
             log = tmp_path / "agent.log"
             cmd = ["ip", "netns", "exec", ns.name, sys.executable, "-m", "dbbench", "o2c",
                    "agent", "--listen", f"{ns.ns_ip}:7400", "--token", TOKEN]  # fmt: skip
-            with log.open("w") as sink:
-                agent = subprocess.Popen(cmd, env=_env(None), stdout=sink, stderr=sink)
-            try:
-                deadline = time.monotonic() + 60
-                while "listening" not in log.read_text():
-                    assert agent.poll() is None and time.monotonic() < deadline, log.read_text()
-                    time.sleep(0.1)
+            with agent_process(cmd, log, _env(None)):
                 run = [sys.executable, "-m", "dbbench", "o2c", "run", "-e", url, "-u", "8",
                        "--think", "0.3", "--steady", "3", "-w", "2", "--progress", "600",
                        "--driver-agent", agent_url, "-o", str(out)]  # fmt: skip
                 done = subprocess.run(run, env=_env(TOKEN), capture_output=True, text=True,
                                       timeout=240)  # fmt: skip
                 assert done.returncode == 0, done.stderr + log.read_text()
-            finally:
-                agent.terminate()
-                try:
-                    agent.wait(10)
-                except subprocess.TimeoutExpired:
-                    agent.kill()
-                    agent.wait(10)
     assert ns.name not in _namespaces()  # the namespace (and so its veth pair) is gone
     assert _ip("link", "show", f"dbo2c{ns.name[-6:]}h").returncode != 0
     (probe,) = O2CResult.read(out).probes
