@@ -7,6 +7,7 @@ the run is partial (not valid)."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -159,3 +160,33 @@ def test_a_lost_agent_is_named_and_the_steps_it_sent_are_kept(
     assert sum(1 for u in users if u % 2) >= sent > 0  # every step it sent is kept
     assert any(u % 2 == 0 for u in users)  # and the local half's
     assert "the run is partial" in summarize(probe, 1.0).reasons
+
+
+@pytest.mark.postgresql
+@pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
+def test_sigterm_to_the_coordinator_stops_the_agent_and_keeps_its_steps(
+    tpch_url: str, tmp_path: Path
+) -> None:
+    prepare_users(tpch_url, 8)
+    out = tmp_path / "run.json"
+    with _agent_process(tmp_path) as (url, log, _agent):
+        args = [sys.executable, "-m", "dbbench", "o2c", "run", "-e", tpch_url, "-u", "8",
+                "--think", "0.2", "--rampup", "1", "--steady", "60", "-w", "2",
+                "--progress", "600", "--driver-agent", url, "-o", str(out)]  # fmt: skip
+        run = subprocess.Popen(args, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        received = out.with_name(f"{out.name}.steps.csv.2")
+        deadline = time.monotonic() + 90
+        while not (received.is_file() and received.stat().st_size > 1500):
+            assert run.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+        started = time.monotonic()
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=60)
+        assert time.monotonic() - started < 30  # stopped, not the 60-s window
+        assert "driver process 2: probe sent" in log.read_text()  # the agent handed it back
+    (probe,) = O2CResult.read(out).probes
+    assert probe.status == "partial", err
+    assert any(e.startswith("interrupted") for e in probe.errors), probe.errors
+    assert not [e for e in probe.errors if "was lost" in e], probe.errors
+    users = set(probe.steps.user)
+    assert users & {1, 3, 5, 7} and users & {0, 2, 4, 6}  # the agent's half and the local
