@@ -125,6 +125,23 @@ def _drivers(pid: int) -> list[psutil.Process]:
     return [k for k in kids if "resource_tracker" not in " ".join(k.cmdline())]
 
 
+def _driving(
+    db: str, agent: str, out: Path, log: Path, steady: float
+) -> tuple[subprocess.Popen[bytes], Path]:
+    """An 8-user run with ``agent`` driving half, once the coordinator's copy of the steps
+    the agent streams (returned with the run) holds a few dozen."""
+    args = [sys.executable, "-m", "dbbench", "o2c", "run", "-e", db, "-u", "8", "--think",
+            "0.2", "--rampup", "1", "--steady", f"{steady:g}", "-w", "2", "--progress", "600",
+            "--driver-agent", agent, "-o", str(out)]  # fmt: skip
+    run = subprocess.Popen(args, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    received = out.with_name(f"{out.name}.steps.csv.2")  # the coordinator's copy
+    deadline = time.monotonic() + 90
+    while not (received.is_file() and received.stat().st_size > 1500):
+        assert run.poll() is None and time.monotonic() < deadline, log.read_text()
+        time.sleep(0.2)
+    return run, received
+
+
 @pytest.mark.postgresql
 @pytest.mark.parametrize("victim", ["agent", "its driver process"])
 @pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
@@ -134,15 +151,7 @@ def test_a_lost_agent_is_named_and_the_steps_it_sent_are_kept(
     prepare_users(tpch_url, 8)
     out = tmp_path / "run.json"
     with _agent_process(tmp_path) as (url, log, agent):
-        args = [sys.executable, "-m", "dbbench", "o2c", "run", "-e", tpch_url, "-u", "8",
-                "--think", "0.2", "--rampup", "1", "--steady", "8", "-w", "2",
-                "--progress", "600", "--driver-agent", url, "-o", str(out)]  # fmt: skip
-        run = subprocess.Popen(args, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        received = out.with_name(f"{out.name}.steps.csv.2")  # the coordinator's copy
-        deadline = time.monotonic() + 90
-        while not (received.is_file() and received.stat().st_size > 1500):
-            assert run.poll() is None and time.monotonic() < deadline, log.read_text()
-            time.sleep(0.2)
+        run, received = _driving(tpch_url, url, out, log, steady=8)
         (driver,) = _drivers(agent.pid)
         (driver if victim == "its driver process" else agent).kill()
         sent = len(received.read_text().splitlines())  # streamed before the kill
@@ -156,7 +165,7 @@ def test_a_lost_agent_is_named_and_the_steps_it_sent_are_kept(
     assert lost.startswith(f"driver process 2 of 2 was lost: agent {url[6:]}: ")
     if victim != "agent":
         assert "its driver process exited with code" in lost
-    users = [u for u in probe.steps.user]
+    users = probe.steps.user
     assert sum(1 for u in users if u % 2) >= sent > 0  # every step it sent is kept
     assert any(u % 2 == 0 for u in users)  # and the local half's
     assert "the run is partial" in summarize(probe, 1.0).reasons
@@ -170,15 +179,7 @@ def test_sigterm_to_the_coordinator_stops_the_agent_and_keeps_its_steps(
     prepare_users(tpch_url, 8)
     out = tmp_path / "run.json"
     with _agent_process(tmp_path) as (url, log, _agent):
-        args = [sys.executable, "-m", "dbbench", "o2c", "run", "-e", tpch_url, "-u", "8",
-                "--think", "0.2", "--rampup", "1", "--steady", "60", "-w", "2",
-                "--progress", "600", "--driver-agent", url, "-o", str(out)]  # fmt: skip
-        run = subprocess.Popen(args, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        received = out.with_name(f"{out.name}.steps.csv.2")
-        deadline = time.monotonic() + 90
-        while not (received.is_file() and received.stat().st_size > 1500):
-            assert run.poll() is None and time.monotonic() < deadline, log.read_text()
-            time.sleep(0.2)
+        run, _ = _driving(tpch_url, url, out, log, steady=60)
         started = time.monotonic()
         run.send_signal(signal.SIGTERM)
         _, err = run.communicate(timeout=60)
