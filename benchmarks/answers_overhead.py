@@ -6,22 +6,19 @@ One database per engine is loaded once at ``--sf`` (DuckDB in a temporary folder
 own and dropped afterwards; ``--duckdb URL`` / ``--reuse-postgres URL`` run on a
 database loaded before at ``--sf`` instead, left as it is); then pairs of power +
 throughput runs on it, answers off and kept, the order swapped from one pair to the next,
-telemetry off, the plan capture as ``dbbench run`` makes it (``--plans explain``, its
-default; ``--plans off`` for none). With plans on the keeping step runs on a thread of its
-own beside the (unmeasured) plan capture and the run waits for it after the capture; with
-plans off it runs alone after the measured work.
+telemetry off, plans off (``--plans explain``: the capture ``dbbench run`` makes by
+default, after the keeping step).
 
 Printed per run: its wall time; the keeping step's own wall and CPU seconds (digesting
-every output and writing the compressed file; CPU: its thread's); the wait for it after
-the plan capture (all of the step when plans are off); the plan capture's wall seconds;
-the tail (the wall seconds from the end of the measured work to the end of the run: plans,
-answers, the result); the file's bytes and the 1-minute load average. Then per engine, the
-medians (and spreads) over the pairs of: what the run's wall gains from keeping, the kept
-run's tail minus the other's (the wait and any slowing of the plan capture by the keeping
-thread: judged against the target, < 1 % of the kept run's wall; on a busy machine it is
-noisy, it can be negative), the wait alone as a share of the kept run's wall, and the
-step's CPU seconds against the kept run's own CPU seconds (the process's user + system
-time, the engine's threads included for an embedded engine; a server's CPU is not in it).
+every output and writing the compressed file; CPU: the process's user + system time over
+the step); the plan capture's wall seconds; the tail (the wall seconds from the end of the
+measured work to the end of the run: answers, plans, the result); the file's bytes and the
+1-minute load average. Then per engine, the medians (and spreads) over the pairs of: what
+keeping adds to the run's wall, the kept run's tail minus the other's (judged against the
+target, < 1 % of the kept run's wall; noisy on a busy machine, it can be negative), the
+step's own wall as a share of the kept run's, and its CPU seconds against the kept run's
+own CPU seconds (the process's user + system time, the engine's threads included for an
+embedded engine; a server's CPU is not in it).
 
 Run: ``python benchmarks/answers_overhead.py [--sf 1] [--pairs 2] [--plans explain|off]
 [--postgres URL] [--no-duckdb] [--duckdb URL] [--reuse-postgres URL]``.
@@ -84,7 +81,7 @@ def one_run(
     keep_cpu = keeper.cpu_seconds if keeper is not None else 0.0
     return {
         "wall": end - start, "cpu": cpu, "keep": answers.seconds if kept else 0.0,
-        "keep_cpu": keep_cpu, "waited": bench.answers_waited if kept else 0.0,
+        "keep_cpu": keep_cpu,
         "plans": result.plans.seconds if result.plans is not None else 0.0,
         "tail": end - bench.measured_end, "bytes": float(answers.bytes),
     }  # fmt: skip
@@ -124,7 +121,7 @@ def measure(
             print(f"{label}: loaded SF {args.sf:g} in {time.perf_counter() - start:.1f} s")
         finally:
             db.close()
-    gains, waits, cpu_shares = [], [], []
+    gains, shares, cpu_shares = [], [], []
     for pair in range(args.pairs):
         order = (False, True) if pair % 2 == 0 else (True, False)
         got: dict[bool, dict[str, float]] = {}
@@ -134,19 +131,19 @@ def measure(
             print(
                 f"{label} pair {pair + 1} answers {'kept' if kept else 'off '}: wall "
                 f"{t['wall']:.2f} s (CPU {t['cpu']:.2f} s), keeping {t['keep']:.3f} s "
-                f"(CPU {t['keep_cpu']:.3f} s), waited for {t['waited']:.3f} s, plans "
+                f"(CPU {t['keep_cpu']:.3f} s), plans "
                 f"{t['plans']:.3f} s, tail {t['tail']:.3f} s, {t['bytes'] / 1e3:.1f} kB, "
                 f"load average {os.getloadavg()[0]:.1f}"
             )
         kept_run = got[True]
         gains.append((kept_run["tail"] - got[False]["tail"]) / kept_run["wall"])
-        waits.append(kept_run["waited"] / kept_run["wall"])
+        shares.append(kept_run["keep"] / kept_run["wall"])
         cpu_shares.append(kept_run["keep_cpu"] / kept_run["cpu"])
     gain = statistics.median(gains)
     print(
         f"{label} SF {args.sf:g}, plans {args.plans}: keeping adds {_spread(gains)} to a kept "
         f"run's wall (its tail over the other's; target < {TARGET:.0%}: "
-        f"{'met' if gain < TARGET else 'NOT met'}); the wait for it {_spread(waits)}; "
+        f"{'met' if gain < TARGET else 'NOT met'}); the step itself {_spread(shares)}; "
         f"its CPU {_spread(cpu_shares)} of the run's"
     )
 
@@ -156,7 +153,7 @@ def main() -> None:
     parser.add_argument("--sf", type=float, default=1.0)
     parser.add_argument("--pairs", type=int, default=2)
     parser.add_argument("--streams", type=int, default=2)
-    parser.add_argument("--plans", choices=["explain", "off"], default="explain")
+    parser.add_argument("--plans", choices=["explain", "off"], default="off")
     parser.add_argument("--postgres", help="a PostgreSQL server's URL (a database is made)")
     parser.add_argument("--no-duckdb", action="store_true", help="PostgreSQL only")
     parser.add_argument("--duckdb", help="a DuckDB URL loaded before at --sf (not loaded)")

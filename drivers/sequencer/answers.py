@@ -10,12 +10,6 @@ engines that agree digest alike) and writes the rows to the run directory's
 text). The result keeps each execution's row count and digest. ``dbbench verify --answers``
 (``sequencer.answers_check``) reads them back and checks them by value.
 
-When the plan capture follows the measured work and no cold/hot pass does (a plain
-``dbbench run``), the benchmark writes the answers on a thread of their own beside the
-capture (:meth:`AnswerKeeper.start`; nothing timed runs meanwhile: the last interval has
-ended and the capture is unmeasured) and waits for them (:meth:`AnswerKeeper.join`) before
-the result is written, on a stop too. The digests and the file are the same either way.
-
 What it costs is measured in ``benchmarks/answers_overhead.py``.
 """
 
@@ -69,11 +63,8 @@ class AnswerKeeper:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._outputs: list[KeptOutput] = []
-        #: the CPU seconds of the thread that made the last :meth:`write` (0 before one)
+        #: the process's CPU seconds the last :meth:`write` took (0 before one)
         self.cpu_seconds = 0.0
-        self._thread: threading.Thread | None = None
-        self._written: Answers | None = None
-        self._failed: BaseException | None = None
 
     def keep(self, run: int, stream: int, query: int, columns: list[str], rows: Any) -> None:
         with self._lock:
@@ -82,43 +73,10 @@ class AnswerKeeper:
     def __len__(self) -> int:
         return len(self._outputs)
 
-    def start(self, path: Path) -> None:
-        """:meth:`write` on a thread of its own (after the measured work, beside unmeasured
-        work); :meth:`join` waits for it and returns what it wrote."""
-        if self._thread is not None:
-            return
-        self._thread = threading.Thread(target=self._write_aside, args=(path,), name="answers")
-        self._thread.start()
-
-    def _write_aside(self, path: Path) -> None:
-        try:
-            self._written = self.write(path)
-        except BaseException as exc:  # raised again in the thread that joins
-            self._failed = exc
-
-    @property
-    def started(self) -> bool:
-        return self._thread is not None
-
-    @property
-    def busy(self) -> bool:
-        """Whether a :meth:`start` is still writing."""
-        return self._thread is not None and self._thread.is_alive()
-
-    def join(self) -> Answers:
-        """Wait for the :meth:`start` ed write: what it wrote, or its error raised here."""
-        if self._thread is None:
-            raise RuntimeError("the answers were not started")
-        self._thread.join()
-        if self._failed is not None:
-            raise self._failed
-        assert self._written is not None
-        return self._written
-
     def write(self, path: Path) -> Answers:
         """Digest every kept output, write the rows to ``path`` (stream order) and return
-        what the result keeps; :attr:`cpu_seconds` is the CPU time of the thread it ran on."""
-        start, cpu = time.monotonic(), time.thread_time()
+        what the result keeps; :attr:`cpu_seconds` is the process's CPU time it took."""
+        start, cpu = time.monotonic(), time.process_time()
         with self._lock:
             outputs = sorted(self._outputs, key=lambda o: (o.run, o.stream))
         lines: list[str] = []
@@ -139,7 +97,7 @@ class AnswerKeeper:
             gz.write(("\n".join(lines) + "\n").encode("utf-8") if lines else b"")
         data = buffer.getvalue()
         safeio.write_bytes(path, data)
-        self.cpu_seconds = time.thread_time() - cpu
+        self.cpu_seconds = time.process_time() - cpu
         return Answers(
             kept=True, seconds=time.monotonic() - start, bytes=len(data), records=records
         )

@@ -80,9 +80,6 @@ class Benchmark:
         self.seed_time = time.time()
         #: the phase a stopped run was in when it stopped (None while it goes on)
         self.stopped_in: str | None = None
-        #: seconds :meth:`keep_answers` took in this thread (when the answers were written
-        #: beside the plan capture: the wait for them after it ended)
-        self.answers_waited = 0.0
         interval = options.telemetry_interval
         self.sampler = (
             Sampler(interval, engine_scope(url), engine_probe(engine)) if interval else None
@@ -116,15 +113,9 @@ class Benchmark:
             steps(self)
             if self.result.load is not None and self.result.runs:  # what the test left
                 self._disclosure_facts("after_test")
-            if self.options.repetitions < 1 and self.options.plans != "off":
-                # nothing timed follows: the answers are written beside the plan capture
-                self.start_keeping_answers()
-                self.capture_plans()
-                self.keep_answers()
-            else:
-                self.keep_answers()
-                self.query_passes()
-                self.capture_plans()
+            self.keep_answers()
+            self.query_passes()
+            self.capture_plans()
         except BaseException as exc:
             # the phase it stopped in, before the keeping below starts phases of its own
             self.stopped_in = self.ctx.progress.snapshot().phase
@@ -184,29 +175,13 @@ class Benchmark:
             return
         if self.result.answers is not None:
             return  # written once
-        start = time.monotonic()
-        if keeper.started:  # beside the plan capture: wait for it (on a stop too)
-            if keeper.busy:
-                self.ctx.progress.start_phase("answers", [], 0, 0)
-            answers = keeper.join()
-        else:
-            self.ctx.progress.start_phase("answers", [], 0, 0)
-            answers = keeper.write(self.out_dir / ANSWERS_FILE)
-        self.answers_waited = time.monotonic() - start
-        self.result.answers = answers
+        self.ctx.progress.start_phase("answers", [], 0, 0)
+        self.result.answers = answers = keeper.write(self.out_dir / ANSWERS_FILE)
         self.journal.event(
             "answers_kept", outputs=len(answers.records), bytes=answers.bytes,
-            seconds=answers.seconds, waited=self.answers_waited,
+            seconds=answers.seconds,
         )  # fmt: skip
         self.checkpoint()
-
-    def start_keeping_answers(self) -> None:
-        """The answers' digests and file begin on a thread of their own, for what follows to
-        run beside them (unmeasured work only: the plan capture); :meth:`keep_answers` waits
-        for them and puts them in the result."""
-        keeper = self.ctx.answers
-        if keeper is not None and self.result.runs and self.result.answers is None:
-            keeper.start(self.out_dir / ANSWERS_FILE)
 
     def query_passes(self) -> None:
         """A study's cold and hot passes (``--cold``, ``--repetitions``), after the runs."""

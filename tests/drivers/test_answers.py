@@ -23,9 +23,8 @@ from private_databases import fresh_postgres
 
 from dbbench.cli import main
 from dbbench.drivers.journal import read_journal
-from dbbench.drivers.registry import open_engine
-from dbbench.drivers.sequencer import JOURNAL_FILE, Benchmark, RunOptions
-from dbbench.drivers.sequencer.answers import AnswerKeeper, read_outputs
+from dbbench.drivers.sequencer import JOURNAL_FILE
+from dbbench.drivers.sequencer.answers import read_outputs
 from dbbench.errors import ExitCode
 from dbbench.queries.validate import (
     answer_digest,
@@ -262,57 +261,5 @@ def test_ctrl_c_mid_run_keeps_every_output_measured_so_far(tmp_path: Path) -> No
     assert sorted((r.stream, r.query) for r in result.answers.records) == done == sorted(kept)
     assert any(stream > 0 for stream, _ in done) and len(done) < 66
     for record in result.answers.records:
-        rows = [tuple(row) for row in kept[record.stream, record.query].rows]
-        assert record.rows == len(rows) and record.sha256 == answer_digest(record.query, rows)
-
-
-class _StoppedInPlans(Benchmark):
-    """A benchmark stopped (a Ctrl-C's exception) while its plans are being captured."""
-
-    def capture_plans(self) -> None:
-        raise KeyboardInterrupt
-
-
-def test_answers_written_beside_the_plan_capture_are_the_serial_bytes(tmp_path: Path) -> None:
-    """With plans on and no cold/hot pass the answers are written on a thread beside the
-    plan capture, waited for before the result: the same digests and the same file bytes
-    as a keeper that writes them alone; a stop during the capture still keeps them all."""
-    url = f"duckdb:///{tmp_path / 'tpch.duckdb'}"
-    options = RunOptions(sf=0.01, streams=1, runs=1, seed=5, telemetry_interval=None)
-    engine = open_engine(url)
-    try:
-        Benchmark(engine, url, options, tmp_path / "load").execute(lambda b: b.load())
-
-        def steps(b: Benchmark) -> None:
-            b.require_loaded()
-            b.performance_run(1)
-
-        beside = tmp_path / "beside"
-        result = Benchmark(engine, url, options, beside).execute(steps)
-        assert result.status == "complete" and not result.errors
-        assert result.plans is not None and len(result.plans.records) == 44
-        answers = result.answers
-        assert answers is not None and answers.kept and len(answers.records) == 44
-        events = [e["event"] for e in read_journal(beside / JOURNAL_FILE)]
-        assert events.index("plans_start") < events.index("answers_kept")
-        # the same outputs written alone: the same bytes and digests
-        alone = AnswerKeeper()
-        outputs = list(read_outputs(beside / ANSWERS_FILE))
-        for o in outputs:
-            alone.keep(o.run, o.stream, o.query, o.columns, [tuple(r) for r in o.rows])
-        again = alone.write(tmp_path / "alone.jsonl.gz")
-        assert (tmp_path / "alone.jsonl.gz").read_bytes() == (beside / ANSWERS_FILE).read_bytes()
-        assert again.records == answers.records and again.bytes == answers.bytes
-
-        stopped = tmp_path / "stopped"
-        with pytest.raises(KeyboardInterrupt):
-            _StoppedInPlans(engine, url, options, stopped).execute(steps)
-    finally:
-        engine.close()
-    partial = load_result(stopped)
-    assert partial.status == "partial" and partial.answers is not None
-    kept = {(o.stream, o.query): o for o in read_outputs(stopped / ANSWERS_FILE)}
-    assert len(partial.answers.records) == len(kept) == 44
-    for record in partial.answers.records:
         rows = [tuple(row) for row in kept[record.stream, record.query].rows]
         assert record.rows == len(rows) and record.sha256 == answer_digest(record.query, rows)
