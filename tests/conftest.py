@@ -8,6 +8,7 @@ without them the tests that need them are skipped with a reason, unless
 from __future__ import annotations
 
 import os
+import resource
 import socket
 from collections.abc import Iterator
 
@@ -59,6 +60,33 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     from xdist_schedule import make_scheduler
 
     return make_scheduler(config, log)
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and of the children it reaped (servers and CLIs a
+    test started and waited for; not the shared servers' own processes)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+_CPU_AT_SETUP = pytest.StashKey[float]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.stash[_CPU_AT_SETUP] = _cpu_seconds()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Each test's CPU seconds (setup, call and teardown) as the JUnit property
+    ``cpu_seconds``: on a busy 2-core machine a test's wall seconds measure the other tests
+    it shared the CPUs with as much as itself; `tests/xdist_schedule.py --cpu` sums them."""
+    if call.when == "teardown" and _CPU_AT_SETUP in item.stash:
+        spent = _cpu_seconds() - item.stash[_CPU_AT_SETUP]
+        item.user_properties.append(("cpu_seconds", f"{spent:.2f}"))
+    yield
 
 
 @pytest.fixture(scope="session")
