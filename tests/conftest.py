@@ -85,7 +85,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     it shared the CPUs with as much as itself; `tests/xdist_schedule.py --cpu` sums them."""
     if call.when == "teardown" and _CPU_AT_SETUP in item.stash:
         spent = _cpu_seconds() - item.stash[_CPU_AT_SETUP]
-        item.user_properties.append(("cpu_seconds", f"{spent:.2f}"))
+        item.user_properties.append(("cpu_seconds", f"{spent:.3f}"))
     yield
 
 
