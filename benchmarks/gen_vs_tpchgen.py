@@ -25,12 +25,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-import resource
 from dataclasses import dataclass, field
 from pathlib import Path
 
