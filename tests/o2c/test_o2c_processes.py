@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -21,13 +22,17 @@ from o2c_helpers import prepare_users
 
 from dbbench.cli import main
 from dbbench.drivers.errors import DriversError
+from dbbench.drivers.o2c import setup
+from dbbench.drivers.o2c.config import RunConfig
 from dbbench.drivers.o2c.processes import (
     AUTO_BUSY,
     DRIVER_CPU_PER_STEP,
+    Beside,
     Part,
     auto_processes,
     merge,
     require_shareable,
+    run_processes,
     shares,
 )
 from dbbench.drivers.registry import open_engine
@@ -272,3 +277,37 @@ def test_auto_driver_processes_are_reported(
     bad = _cli(["-e", tpch_url, "-u", "12", "--driver-processes", "many", "-o", str(out)])
     _, err = bad.communicate(timeout=60)
     assert bad.returncode != 0 and "a number of processes (1 or more) or 'auto'" in err
+
+
+@pytest.mark.postgresql
+@pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
+def test_a_workload_beside_hears_the_invoices_and_halts_every_process(tpch_url: str) -> None:
+    """``Beside`` (``mixed`` with driver processes): each process's acknowledged invoices
+    reach the coordinator on its monotonic clock; a halt stops both processes at once, the
+    run ``failed`` with the reason once and unprefixed (the whole run's, not a process's)."""
+    prepare_users(tpch_url, 4)
+    heard: list[tuple[int, float]] = []
+    beside = Beside(lambda key, at: heard.append((key, at)), step=LOOP)
+    reason = "the query streams stopped: a test's halt"
+
+    def halt_when_heard() -> None:
+        deadline = time.monotonic() + 60
+        while len(heard) < 4 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        beside.halt(reason)
+
+    engine = open_engine(tpch_url)
+    try:
+        cfg = RunConfig(users=4, think=0.02, rampup=0.2, steady=60, work_processes=2,
+                        progress_interval=600)  # fmt: skip
+        threading.Thread(target=halt_when_heard, daemon=True).start()
+        started = time.monotonic()
+        probe = run_processes(engine, [tpch_url], setup.require_prepared(engine), cfg, 2,
+                              None, beside)  # fmt: skip
+    finally:
+        engine.close()
+    assert time.monotonic() - started < 50  # halted, not the 60-s window
+    assert len(heard) >= 4 and all(started < at < time.monotonic() for _, at in heard)
+    assert probe.status == "failed" and probe.errors.count(reason) == 1, probe.errors
+    invoiced = {key for key, _ in heard}
+    assert len(invoiced) >= 2  # orders of more than one user (each user bills its own)
