@@ -20,6 +20,7 @@ import psutil
 import pytest
 from o2c_helpers import prepare_users
 
+from dbbench.cli import main
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.config import RunConfig
@@ -146,7 +147,9 @@ def _law(probe: O2CProbe) -> float:
 
 @pytest.mark.postgresql
 @pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
-def test_two_driver_processes_match_one(tpch_url: str, tmp_path: Path) -> None:
+def test_two_driver_processes_match_one(
+    tpch_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     prepare_users(tpch_url, 20)
     common = ["-e", tpch_url, "-u", "20", "--think", "0.3", "--steady", "6",
               "-w", "4", "--progress", "600"]  # fmt: skip
@@ -170,11 +173,8 @@ def test_two_driver_processes_match_one(tpch_url: str, tmp_path: Path) -> None:
     assert _law(one) == pytest.approx(1.0, abs=0.1)
     assert _law(two) == pytest.approx(1.0, abs=0.1)
     assert not [w for w in s2.warnings if "mix" in w or "law" in w]
-    text = subprocess.run(
-        [sys.executable, "-m", "dbbench", "report", str(tmp_path / "run2.json")],
-        env={**os.environ, "PYTHONPATH": os.getcwd()}, capture_output=True, text=True,
-    ).stdout  # fmt: skip
-    assert "driven by 2 driver processes" in text
+    assert main(["report", str(tmp_path / "run2.json")]) == 0  # in-process: only its text
+    assert "driven by 2 driver processes" in capsys.readouterr().out
 
 
 def _drivers(pid: int) -> list[psutil.Process]:
@@ -254,7 +254,9 @@ def test_auto_sizes_from_the_offered_load(tmp_path: Path, pg_base_url: str) -> N
 
 @pytest.mark.postgresql
 @pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
-def test_auto_driver_processes_are_reported(tpch_url: str, tmp_path: Path) -> None:
+def test_auto_driver_processes_are_reported(
+    tpch_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     prepare_users(tpch_url, 12)
     out = tmp_path / "auto.json"
     proc = _cli(["-e", tpch_url, "-u", "12", "--think", "0.3", "--steady", "3", "-w", "4",
@@ -269,10 +271,8 @@ def test_auto_driver_processes_are_reported(tpch_url: str, tmp_path: Path) -> No
         engine.close()
     assert probe.driver_processes == want and probe.driver_processes_chosen.startswith("auto: ")
     assert len(probe.driver_cpu_by_process) == want  # how busy each was
-    text = subprocess.run(
-        [sys.executable, "-m", "dbbench", "report", str(out)],
-        env={**os.environ, "PYTHONPATH": os.getcwd()}, capture_output=True, text=True,
-    ).stdout  # fmt: skip
+    assert main(["report", str(out)]) == 0
+    text = capsys.readouterr().out
     assert f"driven by {want} driver process" in text and "dialog steps/s offered" in text
     bad = _cli(["-e", tpch_url, "-u", "12", "--driver-processes", "many", "-o", str(out)])
     _, err = bad.communicate(timeout=60)
