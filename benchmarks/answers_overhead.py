@@ -3,15 +3,25 @@ not kept (``--no-answers``), side by side in one process.
 
 One database per engine is loaded once at ``--sf`` (DuckDB in a temporary folder; with
 ``--postgres URL`` also a PostgreSQL database of that server, created under a name of its
-own and dropped afterwards); then pairs of power + throughput runs on it, answers off and
-kept, the order swapped from one pair to the next, telemetry and plans off. Printed per
-run: its wall time, the keeping step's own seconds (digesting every output and writing the
-compressed file, after the measured work) and the file's bytes; then per engine the keeping
-step as a share of the kept run's wall time (median and spread over the pairs; target
-< 1 %) and the ratio of the two whole wall times (on a busy machine mostly its noise).
+own and dropped afterwards; ``--duckdb URL`` / ``--reuse-postgres URL`` run on a
+database loaded before at ``--sf`` instead, left as it is); then pairs of power +
+throughput runs on it, answers off and kept, the order swapped from one pair to the next,
+telemetry off, plans off (``--plans explain``: the capture ``dbbench run`` makes by
+default, after the keeping step).
 
-Run: ``python benchmarks/answers_overhead.py [--sf 1] [--pairs 2] [--postgres URL]
-[--no-duckdb]``.
+Printed per run: its wall time; the keeping step's own wall and CPU seconds (digesting
+every output and writing the compressed file; CPU: the process's user + system time over
+the step); the plan capture's wall seconds; the tail (the wall seconds from the end of the
+measured work to the end of the run: answers, plans, the result); the file's bytes and the
+1-minute load average. Then per engine, the medians (and spreads) over the pairs of: what
+keeping adds to the run's wall, the kept run's tail minus the other's (judged against the
+target, < 1 % of the kept run's wall; noisy on a busy machine, it can be negative), the
+step's own wall as a share of the kept run's, and its CPU seconds against the kept run's
+own CPU seconds (the process's user + system time, the engine's threads included for an
+embedded engine; a server's CPU is not in it).
+
+Run: ``python benchmarks/answers_overhead.py [--sf 1] [--pairs 2] [--plans explain|off]
+[--postgres URL] [--no-duckdb] [--duckdb URL] [--reuse-postgres URL]``.
 """
 
 from __future__ import annotations
@@ -28,27 +38,38 @@ from pathlib import Path
 
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sequencer import Benchmark, RunOptions
+from dbbench.reports.tpch.model import PlanMode
 
 TARGET = 0.01  # the issue's budget: < 1 % of a run's time
 
 
-def one_run(url: str, sf: float, streams: int, kept: bool, out: Path) -> dict[str, float]:
+class _TimedBenchmark(Benchmark):
+    """A benchmark that notes when its measured work ended (the tail starts there)."""
+
+    measured_end = 0.0
+
+
+def one_run(
+    url: str, sf: float, streams: int, kept: bool, plans: PlanMode, out: Path
+) -> dict[str, float]:
     """A power + throughput run on the loaded database: wall, keeping seconds, bytes."""
     db = open_engine(url)
     try:
         options = RunOptions(
-            sf=sf, streams=streams, runs=1, seed=1, telemetry_interval=None, plans="off",
+            sf=sf, streams=streams, runs=1, seed=1, telemetry_interval=None, plans=plans,
             answers=kept,
         )  # fmt: skip
-        bench = Benchmark(db, url, options, out)
+        bench = _TimedBenchmark(db, url, options, out)
 
         def steps(b: Benchmark) -> None:
             b.require_loaded()
             b.performance_run(1)
+            bench.measured_end = time.perf_counter()
 
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         result = bench.execute(steps)
-        wall = time.perf_counter() - start
+        end, cpu = time.perf_counter(), time.process_time() - cpu
+        keeper = bench.ctx.answers
     finally:
         db.close()
     if result.errors:
@@ -57,7 +78,20 @@ def one_run(url: str, sf: float, streams: int, kept: bool, out: Path) -> dict[st
     assert answers is not None and answers.kept == kept
     if kept and len(answers.records) != 22 * (streams + 1):
         raise SystemExit("the kept run did not keep every query's output")
-    return {"wall": wall, "keep": answers.seconds, "bytes": float(answers.bytes)}
+    keep_cpu = keeper.cpu_seconds if keeper is not None else 0.0
+    return {
+        "wall": end - start, "cpu": cpu, "keep": answers.seconds if kept else 0.0,
+        "keep_cpu": keep_cpu,
+        "plans": result.plans.seconds if result.plans is not None else 0.0,
+        "tail": end - bench.measured_end, "bytes": float(answers.bytes),
+    }  # fmt: skip
+
+
+def _spread(values: list[float]) -> str:
+    return (
+        f"{statistics.median(values):.3%} (median of {len(values)}; "
+        f"{min(values):.3%} to {max(values):.3%})"
+    )
 
 
 @contextlib.contextmanager
@@ -75,35 +109,42 @@ def postgres_database(base: str) -> Iterator[str]:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")  # type: ignore[arg-type]
 
 
-def measure(label: str, url: str, args: argparse.Namespace, root: Path) -> None:
-    db = open_engine(url)
-    try:
-        options = RunOptions(sf=args.sf, streams=1, runs=1, telemetry_interval=None)
-        start = time.perf_counter()
-        Benchmark(db, url, options, root / "load").execute(lambda b: b.load())
-        print(f"{label}: loaded SF {args.sf:g} in {time.perf_counter() - start:.1f} s")
-    finally:
-        db.close()
-    shares, ratios = [], []
+def measure(
+    label: str, url: str, args: argparse.Namespace, root: Path, *, loaded: bool = False
+) -> None:
+    if not loaded:
+        db = open_engine(url)
+        try:
+            options = RunOptions(sf=args.sf, streams=1, runs=1, telemetry_interval=None)
+            start = time.perf_counter()
+            Benchmark(db, url, options, root / "load").execute(lambda b: b.load())
+            print(f"{label}: loaded SF {args.sf:g} in {time.perf_counter() - start:.1f} s")
+        finally:
+            db.close()
+    gains, shares, cpu_shares = [], [], []
     for pair in range(args.pairs):
         order = (False, True) if pair % 2 == 0 else (True, False)
         got: dict[bool, dict[str, float]] = {}
         for kept in order:
             out = root / f"{label}-{pair}-{'kept' if kept else 'off'}"
-            got[kept] = t = one_run(url, args.sf, args.streams, kept, out)
+            got[kept] = t = one_run(url, args.sf, args.streams, kept, args.plans, out)
             print(
                 f"{label} pair {pair + 1} answers {'kept' if kept else 'off '}: wall "
-                f"{t['wall']:.2f} s, keeping {t['keep']:.3f} s, {t['bytes'] / 1e3:.1f} kB, "
+                f"{t['wall']:.2f} s (CPU {t['cpu']:.2f} s), keeping {t['keep']:.3f} s "
+                f"(CPU {t['keep_cpu']:.3f} s), plans "
+                f"{t['plans']:.3f} s, tail {t['tail']:.3f} s, {t['bytes'] / 1e3:.1f} kB, "
                 f"load average {os.getloadavg()[0]:.1f}"
             )
-        shares.append(got[True]["keep"] / got[True]["wall"])
-        ratios.append(got[True]["wall"] / got[False]["wall"])
-    share = statistics.median(shares)
+        kept_run = got[True]
+        gains.append((kept_run["tail"] - got[False]["tail"]) / kept_run["wall"])
+        shares.append(kept_run["keep"] / kept_run["wall"])
+        cpu_shares.append(kept_run["keep_cpu"] / kept_run["cpu"])
+    gain = statistics.median(gains)
     print(
-        f"{label} SF {args.sf:g}: keeping is {share:.3%} of a kept run's wall time (median of "
-        f"{len(shares)}; {min(shares):.3%} to {max(shares):.3%}; target < {TARGET:.0%}: "
-        f"{'met' if share < TARGET else 'NOT met'}); wall kept/off {statistics.median(ratios):.3f}"
-        f" ({min(ratios):.3f} to {max(ratios):.3f})"
+        f"{label} SF {args.sf:g}, plans {args.plans}: keeping adds {_spread(gains)} to a kept "
+        f"run's wall (its tail over the other's; target < {TARGET:.0%}: "
+        f"{'met' if gain < TARGET else 'NOT met'}); the step itself {_spread(shares)}; "
+        f"its CPU {_spread(cpu_shares)} of the run's"
     )
 
 
@@ -112,13 +153,27 @@ def main() -> None:
     parser.add_argument("--sf", type=float, default=1.0)
     parser.add_argument("--pairs", type=int, default=2)
     parser.add_argument("--streams", type=int, default=2)
+    parser.add_argument("--plans", choices=["explain", "off"], default="off")
     parser.add_argument("--postgres", help="a PostgreSQL server's URL (a database is made)")
     parser.add_argument("--no-duckdb", action="store_true", help="PostgreSQL only")
+    parser.add_argument("--duckdb", help="a DuckDB URL loaded before at --sf (not loaded)")
+    parser.add_argument(
+        "--reuse-postgres", help="a PostgreSQL database loaded before at --sf (not loaded)"
+    )
     args = parser.parse_args()
+    print(
+        f"# answers_overhead: SF {args.sf:g}, {args.pairs} pair(s), S = {args.streams}, "
+        f"plans {args.plans}; "
+        f"load average at the start {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores"
+    )
     with tempfile.TemporaryDirectory(prefix="dbbench-answers-bench-") as scratch:
         root = Path(scratch)
-        if not args.no_duckdb:
+        if args.duckdb:
+            measure("duckdb", args.duckdb, args, root, loaded=True)
+        elif not args.no_duckdb:
             measure("duckdb", f"duckdb:///{root / 'tpch.duckdb'}", args, root)
+        if args.reuse_postgres:
+            measure("postgresql", args.reuse_postgres, args, root, loaded=True)
         if args.postgres:
             with postgres_database(args.postgres) as url:
                 measure("postgresql", url, args, root)

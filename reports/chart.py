@@ -63,30 +63,49 @@ def _label(value: float) -> str:
 
 
 @dataclass(frozen=True)
+class Plot:
+    """A chart's size (width, height) and margins (left, right, top, bottom), in SVG units,
+    and the plot area they leave: the executive summary's, the o2c charts' and the mixed
+    frontier's geometry."""
+
+    size: tuple[int, int]
+    margins: tuple[int, int, int, int]
+
+    @property
+    def area(self) -> tuple[int, int, int, int]:
+        """The plot area's edges: left and right (x), top and bottom (y; the x axis)."""
+        (w, h), (left, right, top, bottom) = self.size, self.margins
+        return left, w - right, top, h - bottom
+
+    def x(self, v: float, lo: float, hi: float) -> float:
+        """``v`` of an x axis from ``lo`` to ``hi`` as an x coordinate."""
+        left, right, _, _ = self.area
+        return left + (v - lo) / ((hi - lo) or 1.0) * (right - left)
+
+    def y(self, v: float, top: float) -> float:
+        """``v`` of a y axis from 0 to ``top`` as a y coordinate."""
+        _, _, pad, bottom = self.area
+        return bottom - v / (top or 1.0) * (bottom - pad)
+
+
+#: the executive summary's geometry
+SUMMARY_PLOT = Plot(size=(900, 360), margins=(60, 20, 30, 40))
+
+
+@dataclass(frozen=True)
 class _Frame:
-    """Plot geometry: maps seconds to a y coordinate."""
+    """The executive summary's plot and its value axis (seconds)."""
 
     axis: Axis
-    width: int = 900
-    height: int = 360
-    left: int = 60
-    bottom: int = 40
-    top_pad: int = 30
-
-    @property
-    def plot_h(self) -> float:
-        return self.height - self.bottom - self.top_pad
-
-    @property
-    def right(self) -> int:
-        return self.width - 20
+    plot: Plot = SUMMARY_PLOT
 
     def y(self, v: float) -> float:
-        return self.top_pad + self.plot_h * (1 - v / self.axis.top)
+        return self.plot.y(v, self.axis.top)
 
     def hline(self, v: float, cls: str) -> str:
+        left, right, _, _ = self.plot.area
         return (
-            f'<line x1="{self.left}" x2="{self.right}" y1="{self.y(v):.1f}" '
+            f'<line x1="{left}" x2="{right}" y1="{self.y(v):.1f}" '
             f'y2="{self.y(v):.1f}" class="{cls}"/>'
         )
 
@@ -95,22 +114,23 @@ def _bars(
     f: _Frame, columns: Sequence[str], power: dict[str, float], throughput: dict[str, float]
 ) -> list[str]:
     """A white (power) and a black (throughput mean) bar per column, and the column label."""
-    band = (f.right - f.left) / len(columns)
+    left, right, top_y, bottom = f.plot.area
+    band = (right - left) / len(columns)
     bar = band * 0.36
     width = f"{bar:.1f}"
-    label_y = f.height - f.bottom + 16
-    # the frame's figures, looked up once (``y`` is :meth:`_Frame.y`, computed once a bar)
-    plot_h, top_pad, top = f.plot_h, f.top_pad, f.axis.top
+    label_y = bottom + 16
+    # the frame's figures, looked up once (``y`` is :meth:`Plot.y`, computed once a bar)
+    span, top = bottom - top_y, f.axis.top or 1.0
     out = []
     for i, col in enumerate(columns):
-        x0 = f.left + i * band + band * 0.14
+        x0 = left + i * band + band * 0.14
         name = escape(col)
         for value, cls, dx in ((power.get(col), "pw", 0.0), (throughput.get(col), "tp", bar)):
             if value is not None:
-                y = top_pad + plot_h * (1 - value / top)
+                y = bottom - value / top * span
                 out.append(
                     f'<rect x="{x0 + dx:.1f}" y="{y:.1f}" width="{width}" '
-                    f'height="{plot_h + top_pad - y:.1f}" class="{cls}">'
+                    f'height="{bottom - y:.1f}" class="{cls}">'
                     f"<title>{name}: {value:.1f} s</title></rect>"
                 )
         out.append(
@@ -132,22 +152,23 @@ def render_svg(
     if not values:
         return ""
     f = _Frame(value_axis(max(values)))
+    (width, height), (left, _, top, bottom) = f.plot.size, f.plot.area
     out = [
-        f'<svg class="chart" viewBox="0 0 {f.width} {f.height}" role="img" '
+        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="{escape(title or "query times")}" width="100%">'
     ]
     for tick in f.axis.ticks:
         out.append(
-            f.hline(tick, "grid") + f'<text x="{f.left - 6}" y="{f.y(tick) + 4:.1f}" '
+            f.hline(tick, "grid") + f'<text x="{left - 6}" y="{f.y(tick) + 4:.1f}" '
             f'text-anchor="end" class="tick">{_label(tick)}</text>'
         )
     out += _bars(f, columns, power, throughput)
     for value, cls in ((power_geomean, "gm"), (throughput_mean, "am")):
         if value is not None:
             out.append(f.hline(value, cls))
-    mid = f.top_pad + f.plot_h / 2
+    mid = (top + bottom) / 2
     out.append(
-        f'<line x1="{f.left}" x2="{f.left}" y1="{f.top_pad}" y2="{f.top_pad + f.plot_h}" '
+        f'<line x1="{left}" x2="{left}" y1="{top}" y2="{bottom}" '
         f'class="axis"/><text x="14" y="{mid:.0f}" class="tick" '
         f'transform="rotate(-90 14 {mid:.0f})" text-anchor="middle">seconds</text></svg>'
     )

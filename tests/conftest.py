@@ -8,6 +8,7 @@ without them the tests that need them are skipped with a reason, unless
 from __future__ import annotations
 
 import os
+import resource
 import socket
 from collections.abc import Iterator
 
@@ -59,6 +60,61 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     from xdist_schedule import make_scheduler
 
     return make_scheduler(config, log)
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and of the children it reaped (servers and CLIs a
+    test started and waited for; not the shared servers' own processes)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+#: the shared servers' processes, whose CPU ``DBBENCH_TEST_SERVER_CPU=1`` also records
+_SERVERS = ("postgres", "mariadbd", "mysqld")
+
+
+def _server_cpu_seconds() -> float | None:
+    """User + system CPU of the shared servers' processes and of the ones they reaped (ended
+    PostgreSQL backends), when ``DBBENCH_TEST_SERVER_CPU=1``: about 10 ms a reading, so not
+    by default; meaningful with ``-n 0`` on a quiet machine (every client of the servers
+    counts: with workers, the other workers' queries too)."""
+    if os.environ.get("DBBENCH_TEST_SERVER_CPU", "") in ("", "0", "false", "no"):
+        return None
+    import psutil
+
+    total = 0.0
+    for proc in psutil.process_iter(["name"]):
+        if proc.info.get("name") in _SERVERS:
+            try:
+                t = proc.cpu_times()
+            except psutil.Error:
+                continue
+            total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+_CPU_AT_SETUP = pytest.StashKey[tuple[float, float | None]]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.stash[_CPU_AT_SETUP] = (_cpu_seconds(), _server_cpu_seconds())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Each test's CPU seconds (setup, call and teardown) as the JUnit property
+    ``cpu_seconds``: on a busy 2-core machine a test's wall seconds measure the other tests
+    it shared the CPUs with as much as itself; `tests/xdist_schedule.py --cpu` sums them.
+    With ``DBBENCH_TEST_SERVER_CPU=1`` the shared servers' CPU is ``server_cpu_seconds``."""
+    if call.when == "teardown" and _CPU_AT_SETUP in item.stash:
+        own, server = item.stash[_CPU_AT_SETUP]
+        item.user_properties.append(("cpu_seconds", f"{_cpu_seconds() - own:.3f}"))
+        now = _server_cpu_seconds()
+        if server is not None and now is not None:
+            item.user_properties.append(("server_cpu_seconds", f"{now - server:.3f}"))
+    yield
 
 
 @pytest.fixture(scope="session")

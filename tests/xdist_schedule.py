@@ -12,7 +12,10 @@ Two rules on top of pytest-xdist's ``loadfile``:
   starts last and runs alone while the other workers are idle.
 
 ``python tests/xdist_schedule.py JUNIT.xml`` rewrites ``durations.json`` from a run's JUnit
-report (``pytest --junitxml``).
+report (``pytest --junitxml``); ``--cpu JUNIT.xml`` prints each unit's CPU seconds instead
+(the ``cpu_seconds`` property ``tests/conftest.py`` records per test: the cost of a unit on a
+busy machine, where its wall seconds also count the tests it shared the CPUs with), and
+beside it the shared servers' (``server_cpu_seconds``, with ``DBBENCH_TEST_SERVER_CPU=1``).
 """
 
 from __future__ import annotations
@@ -80,16 +83,32 @@ def make_scheduler(config: Any, log: Any) -> Any:
     return UnitScheduling(config, log)
 
 
-def durations_from_junit(junit: Path) -> dict[str, float]:
+def durations_from_junit(junit: Path, cpu: str = "") -> dict[str, float]:
+    """Seconds per unit of a JUnit report: wall (``time``), or the tests' properties named
+    ``cpu`` (``cpu_seconds``, ``server_cpu_seconds``)."""
     import xml.etree.ElementTree as ET
 
     seconds: Counter[str] = Counter()
     for case in ET.parse(junit).getroot().iter("testcase"):
         path = (case.get("classname") or "").replace(".", "/") + ".py"
-        seconds[unit_of(f"{path}::{case.get('name', '')}")] += float(case.get("time") or 0)
+        if cpu:
+            spent = sum(
+                float(p.get("value") or 0) for p in case.iter("property") if p.get("name") == cpu
+            )
+        else:
+            spent = float(case.get("time") or 0)
+        seconds[unit_of(f"{path}::{case.get('name', '')}")] += spent
     return {unit: round(s, 1) for unit, s in seconds.most_common()}
 
 
 if __name__ == "__main__":
-    DURATIONS.write_text(json.dumps(durations_from_junit(Path(sys.argv[1])), indent=1) + "\n")
-    print(f"wrote {DURATIONS.name}")
+    if sys.argv[1] == "--cpu":
+        units = durations_from_junit(Path(sys.argv[2]), cpu="cpu_seconds")
+        servers = durations_from_junit(Path(sys.argv[2]), cpu="server_cpu_seconds")
+        print("     CPU  servers  unit")
+        for unit, spent in units.items():
+            print(f"{spent:8.1f} {servers.get(unit, 0.0):8.1f}  {unit}")
+        print(f"{sum(units.values()):8.1f} {sum(servers.values()):8.1f}  CPU seconds in all")
+    else:
+        DURATIONS.write_text(json.dumps(durations_from_junit(Path(sys.argv[1])), indent=1) + "\n")
+        print(f"wrote {DURATIONS.name}")

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from dbbench.commands.options import ForceCompare, OutputFile
 from dbbench.errors import ExitCode
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.loading import load_result
@@ -40,11 +41,9 @@ def gate_command(
         list[Path] | None,
         typer.Option("--candidate", "-c", help="Another result of the candidate (repeat)."),
     ] = None,
-    force: Annotated[
-        bool, typer.Option("--force", help="Compare even when not comparable.")
-    ] = False,
+    force: ForceCompare = False,
     format: Annotated[str, typer.Option("--format", "-f", help="text, md or json.")] = "text",
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
+    output: OutputFile = None,
 ) -> None:
     """Compare per query (noise-aware); exit 4 when the candidate regressed. Further results
     of either side (-b, -c) are pooled: more samples, a better view of the noise; with two

@@ -14,8 +14,16 @@ from typing import Annotated, Any
 
 import typer
 
+from dbbench.commands.options import OutputFile
 from dbbench.drivers.errors import DriversError
-from dbbench.drivers.hammerdb.flow import Interrupted, Plan, connect, default_run_dir, run_flow
+from dbbench.drivers.hammerdb.flow import (
+    HammerDBWorkload,
+    Interrupted,
+    Plan,
+    connect,
+    default_run_dir,
+    run_flow,
+)
 from dbbench.drivers.hammerdb.install import HammerDBInstall, HammerDBMissing, find_hammerdb
 from dbbench.drivers.hammerdb.jobstore import list_jobs, read_job
 from dbbench.drivers.hammerdb.script import (
@@ -228,15 +236,8 @@ def run(
     run_dir = out if out is not None else default_run_dir(wl, conn.info.name)
     plan = Plan(wl, opts, build=build, build_only=build_only)
     try:
-        outcome = run_flow(
-            install,
-            conn,
-            plan,
-            run_dir,
-            force=force,
-            on_line=_progress(quiet),
-            on_step=_step(quiet),
-        )
+        flow = HammerDBWorkload(install, conn, plan, on_line=_progress(quiet), on_step=_step(quiet))
+        outcome = run_flow(flow, run_dir, force=force)
     except Interrupted as exc:
         typer.echo(
             f"dbbench: interrupted; HammerDB was stopped; partial result: {exc.path}", err=True
@@ -313,7 +314,7 @@ def export_command(
     result: Annotated[
         Path, typer.Argument(help="A dbbench result file (TPC-H, o2c, HammerDB) or run directory.")
     ],
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
+    output: OutputFile = None,
 ) -> None:
     """Any dbbench result as a hammerdb-job-report-v1 JSON (HammerDB's result artifact); an
     o2c result becomes a TPROC-C-like artifact labelled dbbench o2c (unofficial)."""

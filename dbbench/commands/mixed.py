@@ -25,6 +25,7 @@ from dbbench.commands.options import OptionGroup, count_series, grouped, option
 from dbbench.drivers.lifecycle import RunScope, open_run
 from dbbench.drivers.mixed.point import Settings
 from dbbench.drivers.mixed.study import MixedWorkload, precheck
+from dbbench.drivers.o2c.processes import require_shareable
 from dbbench.drivers.rundir import default_run_name
 from dbbench.drivers.sequencer.config import check_options
 from dbbench.errors import DbbenchError, ExitCode
@@ -143,10 +144,10 @@ def _measure(
 ) -> MixedResult:
     limits = dialog.limits()
     dialog.fixed_pool(f"mixed {kind}")
-    if dialog.processes() != 1 or dialog.driver_agent:  # its o2c side feeds the analytics
+    if dialog.driver_agent:  # the freshness probe needs the acknowledgements on its clock
         raise DbbenchError(
-            f"--driver-processes {dialog.driver_processes}: mixed {kind} drives its users "
-            "from one process"
+            f"--driver-agent: mixed {kind} drives its users from this host "
+            "(--driver-processes N|auto)"
         )
     freshness, analytics = shared.freshness, shared.analytics_node
     if freshness < 0:
@@ -166,6 +167,7 @@ def _measure(
     found: list[float] = []
 
     def check(scope: RunScope) -> None:  # refused: nothing is left behind
+        require_shareable(scope.engine, cfg.driver_processes)
         found.append(precheck(scope, users).scale_factor)
 
     with open_run(

@@ -17,6 +17,7 @@ import inspect
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -47,6 +48,12 @@ def parse_scale_factor(text: str | float) -> float:
     if not math.isfinite(sf) or sf <= 0:
         raise DbbenchError(f"scale factor must be a positive finite number, got {str(text)!r}")
     return sf
+
+
+#: ``-o/--output FILE`` of the commands that print a report: where to write it instead
+OutputFile = Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")]
+#: ``--force`` of ``compare`` and ``gate``
+ForceCompare = Annotated[bool, typer.Option("--force", help="Compare even when not comparable.")]
 
 
 #: ``-s/--scale-factor SF`` (default 1), already a checked float inside the command.

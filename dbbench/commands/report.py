@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from dbbench.commands.options import ForceCompare, OutputFile
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.families import (
     CompareContext,
@@ -56,7 +57,7 @@ def report(
     format: Annotated[
         str, typer.Option("--format", "-f", help=f"{choices_text(REPORT_FORMATS)}.")
     ] = "text",
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
+    output: OutputFile = None,
     acid: Annotated[
         Path | None,
         typer.Option("--acid", help="An ACID result (dbbench acid) of the same engine to show."),
@@ -135,10 +136,8 @@ def compare_command(
         str, typer.Option("--format", "-f", help=f"{choices_text(COMPARE_FORMATS)}.")
     ] = "text",
     sort: Annotated[str, typer.Option("--sort", help="qphh, price-performance or price.")] = "qphh",
-    force: Annotated[
-        bool, typer.Option("--force", help="Compare even when not comparable.")
-    ] = False,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE.")] = None,
+    force: ForceCompare = False,
+    output: OutputFile = None,
 ) -> None:
     """Side-by-side comparison of results of any family and published records."""
     _refuse_own_input(output, [*results, *(cost_sheet or [])])

@@ -22,7 +22,7 @@ from dbbench.drivers.loader import load_database
 from dbbench.drivers.registry import open_engine
 from dbbench.drivers.sysinfo import engine_info, system_info
 from dbbench.drivers.url import parse_url
-from dbbench.reports.acid.model import AcidCheck, AcidResult
+from dbbench.reports.acid.model import QUALIFICATION_SF, AcidCheck, AcidResult
 from dbbench.reports.model import kit_version
 
 NOT_EXERCISED = [
@@ -98,7 +98,7 @@ def run_acid(
             kit_version=kit_version(),
             scale_factor=sf,
             created=time.time(),
-            qualification=sf >= 1,
+            qualification=sf >= QUALIFICATION_SF,
             streams=streams,
             transactions_per_stream=per_stream,
             failures_not_exercised=list(NOT_EXERCISED),

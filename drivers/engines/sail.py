@@ -46,14 +46,14 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pyarrow as pa
 
 from dbbench.dbgen.schema import TABLES
-from dbbench.drivers.engine import Capabilities, EngineFacts, EngineSpec
+from dbbench.drivers.engine import EngineFacts, EngineSpec
 from dbbench.drivers.engines.common import ErrorPolicy
 from dbbench.drivers.engines.spark_cluster import ReadWriteLock
 from dbbench.drivers.engines.spark_engine import (
@@ -211,14 +211,10 @@ class SailEngine(SparkEngine):
     """Delta Lake tables in a warehouse folder, queried through a Sail server."""
 
     name: ClassVar[str] = "sail"
-    dialect: ClassVar[str] = "spark"
-    capabilities: ClassVar[Capabilities] = Capabilities(
-        parallel_load=True,  # one generation job per table, side by side
-        cancel=True,
-        storage_size=True,
-    )
-    # Delta commits one statement at a time: no multi-statement transaction (o2c refuses it)
-    facts: ClassVar[EngineFacts] = EngineFacts(transactional=False, display_name="Sail")
+    # Spark's dialect and capabilities hold (parallel load: one generation job per table, side
+    # by side); its facts but the name: Delta commits one statement at a time, so there is no
+    # multi-statement transaction either (o2c refuses it)
+    facts: ClassVar[EngineFacts] = replace(SparkEngine.facts, display_name="Sail")
     session_class: ClassVar[type[SparkQuerySession]] = SailQuerySession
 
     @classmethod

@@ -41,12 +41,7 @@ Spark Connect, this process moves them in a ``file://`` warehouse it shares with
 from __future__ import annotations
 
 from dbbench.drivers.engine import EngineSpec
-from dbbench.drivers.engines.spark_engine import (
-    STATE_TABLE,
-    SparkEngine,
-    SparkOptions,
-    SparkQuerySession,
-)
+from dbbench.drivers.engines.spark_engine import SparkEngine
 from dbbench.drivers.url import EngineURL
 
 ENGINE = EngineSpec(
@@ -69,4 +64,4 @@ def connect(url: EngineURL) -> SparkEngine:
     return SparkEngine(url)
 
 
-__all__ = ["ENGINE", "STATE_TABLE", "SparkEngine", "SparkOptions", "SparkQuerySession", "connect"]
+__all__ = ["ENGINE", "SparkEngine", "connect"]

@@ -293,33 +293,31 @@ class HammerDBWorkload:
     def _invoke(self, scope: RunScope, step: str, owner_password: str) -> Invocation:
         if scope.out_dir is None:
             raise DriversError("a HammerDB run needs a run directory")
+        install, conn, plan = self.install, self.conn, self.plan
+        script = build_script if step == "build" else run_script
         with scope.noise.phase(f"HammerDB {step}"):  # its client is the kit's child
-            return _invoke(
-                self.install, self.conn, self.plan, scope.out_dir, step,
-                self.on_line, self.on_step, owner_password,
-            )  # fmt: skip
+            if self.on_step is not None:
+                self.on_step(f"HammerDB {install.version} {step} {BENCHMARK_NAME[plan.workload]}")
+            return run_hammerdb(
+                install,
+                script(conn.target, plan.workload, plan.options),
+                scope.out_dir,
+                step,
+                password=conn.password,
+                secrets=[conn.url.password or "", owner_password],
+                owner_password=owner_password,
+                on_line=self.on_line,
+            )
 
 
-def run_flow(
-    install: HammerDBInstall,
-    conn: Connection,
-    plan: Plan,
-    run_dir: Path,
-    *,
-    force: bool = False,
-    on_line: Callable[[str], None] | None = None,
-    on_step: Callable[[str], None] | None = None,
-    owner_password: str | None = None,
-) -> Outcome:
-    """Build and/or run in ``run_dir`` (absolute from here on: HammerDB starts in its own
-    folder) as a :class:`HammerDBWorkload` under the run lifecycle; the result is written to
+def run_flow(workload: HammerDBWorkload, run_dir: Path, *, force: bool = False) -> Outcome:
+    """Build and/or run ``workload`` in ``run_dir`` (absolute from here on: HammerDB starts
+    in its own folder) under the run lifecycle; the result is written to
     ``run_dir/result.json`` (after ``--build-only``: the build to ``build.json``)."""
     run_dir = run_dir.absolute()
+    conn, plan = workload.conn, workload.plan
     url = conn.url.render(hide_password=False)
     outcome = Outcome(run_dir, None)
-    workload = HammerDBWorkload(
-        install, conn, plan, on_line=on_line, on_step=on_step, owner_password=owner_password
-    )
     with open_run([url] if conn.exists else [], out_dir=run_dir, force=force) as scope:
         remove_own_files(run_dir)
         try:
@@ -335,31 +333,6 @@ def run_flow(
         if outcome.result is not None:
             scope.write(outcome.result)
     return outcome
-
-
-def _invoke(
-    install: HammerDBInstall,
-    conn: Connection,
-    plan: Plan,
-    run_dir: Path,
-    step: str,
-    on_line: Callable[[str], None] | None,
-    on_step: Callable[[str], None] | None,
-    owner_password: str,
-) -> Invocation:
-    script = build_script if step == "build" else run_script
-    if on_step is not None:
-        on_step(f"HammerDB {install.version} {step} {BENCHMARK_NAME[plan.workload]}")
-    return run_hammerdb(
-        install,
-        script(conn.target, plan.workload, plan.options),
-        run_dir,
-        step,
-        password=conn.password,
-        secrets=[conn.url.password or "", owner_password],
-        owner_password=owner_password,
-        on_line=on_line,
-    )
 
 
 def _read(install: HammerDBInstall, conn: Connection, plan: Plan, r: Invocation) -> HammerDBResult:

@@ -60,8 +60,13 @@ class FreshnessProbe:
     def posted(self, step: int, user: UserState, ok: int, end: float) -> None:
         """The simulator's hook: an acknowledged invoice is pending until a read sees it."""
         if step == INVOICE_STEP and ok:
-            with self._lock:
-                self._pending[user.orderkey] = end
+            self.acknowledged(user.orderkey, end)
+
+    def acknowledged(self, orderkey: int, end: float) -> None:
+        """An invoice acknowledged at ``end`` (``time.monotonic()``; from a driver process
+        of the same host too) is pending until a read sees it."""
+        with self._lock:
+            self._pending[orderkey] = end
 
     def start(self) -> None:
         self._session = self.engine.session()

@@ -7,6 +7,11 @@ running queries are then cancelled: they end outside the window and are recorded
 ``cancelled``); the freshness probe reads from the start to the end. A streams-only point
 keeps the same timeline with no user, so its window is as long as the mixed point's.
 A lost server on either side stops both (one line in the point's errors).
+
+With ``--driver-processes N|auto`` the users are driven by that many driver processes
+(``drivers.o2c.processes``) while the streams and the freshness probe stay in this process:
+each driver process tells it of every acknowledged invoice and a lost server on the
+streams' side halts them all (:class:`~dbbench.drivers.o2c.processes.Beside`).
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ from pathlib import Path
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.journal import Journal
 from dbbench.drivers.lifecycle import RunScope
-from dbbench.drivers.mixed.freshness import FreshnessProbe
+from dbbench.drivers.mixed.freshness import INVOICE_STEP, FreshnessProbe
 from dbbench.drivers.mixed.streams import QueryStreams
+from dbbench.drivers.o2c.processes import Beside, resolve, run_processes
 from dbbench.drivers.o2c.setup import Prepared
 from dbbench.drivers.o2c.simulator import INTERRUPTED, Progress, RunConfig, Simulator
 from dbbench.drivers.sequencer.config import RunOptions
@@ -98,11 +104,15 @@ def run_point(
     analytics = scope.engines[settings.analytics]
     cfg = settings.o2c(max(spec.users, 1))
     sim: Simulator | None = None
+    processes, why = 1, ""
     if spec.users:
         sim = Simulator(engine, prepared, cfg, shown, steps_journal, url, nodes)
+        processes, why = resolve(engine, cfg, sim.pool)
+    beside = Beside(None, INVOICE_STEP) if processes > 1 else None
     streams: QueryStreams | None = None
     if spec.streams:
         halt = sim.halt if sim is not None else None
+        halt = beside.halt if beside is not None else halt
         streams = QueryStreams(
             analytics, settings.options(spec.streams), journal, number=number,
             seed0=settings.seed0, refresh=settings.refresh, on_fatal=halt,
@@ -112,6 +122,8 @@ def run_point(
         node = redact(scope.urls[settings.analytics]) if nodes else None
         fresh = FreshnessProbe(analytics, settings.freshness, node)
         sim.on_step = fresh.posted
+        if beside is not None:
+            beside.posted = fresh.acknowledged
     window_start = cfg.rampup_seconds() + cfg.think
     window_end = window_start + cfg.window_seconds()
     point = MixedPoint(
@@ -123,11 +135,24 @@ def run_point(
         fresh.start()
     if streams is not None:
         streams.start()
+    o2c_fatal: str | None = None
     try:
-        if sim is not None:
+        if sim is not None and beside is not None:
+            urls = scope.urls
+            probe = run_processes(engine, urls, prepared, cfg, processes, steps_journal, beside)
+            probe.driver_processes_chosen = why
+            point.take_o2c(probe)
+            t0 = time.monotonic() - (time.time() - probe.start)  # its start, on monotonic
+            if probe.status == "failed":
+                o2c_fatal = loss(point)
+        elif sim is not None:
             probe = sim.run()
+            if why and probe.driver_cpu_seconds is not None:  # auto chose one process
+                probe.driver_cpu_by_process = [round(probe.driver_cpu_seconds, 3)]
+            probe.driver_processes_chosen = why
             point.take_o2c(probe)
             t0 = sim.t0 if sim.t0 is not None else t0
+            o2c_fatal = sim.fatal
         else:
             _streams_alone(point, t0, streams)
     finally:
@@ -137,8 +162,8 @@ def run_point(
             point.errors += [e for e in streams.problems if e not in point.errors]
         if fresh is not None:
             point.freshness = fresh.stop(t0)
-        point.errors = _one_loss(point.errors, sim, streams)
-    point.status = _status(point, sim, streams)
+        point.errors = _one_loss(point.errors, o2c_fatal, streams)
+    point.status = _status(point, o2c_fatal, streams)
     return point
 
 
@@ -151,11 +176,11 @@ def loss(point: MixedPoint) -> str | None:
     return next((e for e in point.errors if e.startswith(LOSS_PREFIXES)), None)
 
 
-def _one_loss(errors: list[str], sim: Simulator | None, streams: QueryStreams | None) -> list[str]:
+def _one_loss(errors: list[str], o2c_fatal: str | None, streams: QueryStreams | None) -> list[str]:
     """The errors once each, and a lost server in one line: each side that saw the loss
     names it and stops the other, so the second side's own line (its echo of the same
     loss) is dropped; the failed steps and queries stay recorded."""
-    sides = (sim.fatal if sim is not None else None, streams.fatal if streams else None)
+    sides = (o2c_fatal, streams.fatal if streams else None)
     fatal = [f for f in sides if f]
     echo = set(fatal[1:]) - {fatal[0]} if fatal else set()
     kept: list[str] = []
@@ -191,8 +216,8 @@ def _streams_alone(point: MixedPoint, t0: float, streams: QueryStreams | None) -
         point.end = now
 
 
-def _status(point: MixedPoint, sim: Simulator | None, streams: QueryStreams | None) -> ResultStatus:
-    if (sim is not None and sim.fatal is not None) or (streams is not None and streams.fatal):
+def _status(point: MixedPoint, o2c_fatal: str | None, streams: QueryStreams | None) -> ResultStatus:
+    if o2c_fatal is not None or (streams is not None and streams.fatal):
         return "failed"
     if point.o2c is not None and point.o2c.status != "complete":
         return "partial"

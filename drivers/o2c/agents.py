@@ -18,6 +18,13 @@ window is the coordinator's; each agent's offset and round trip are in the probe
 
 An agent runs each share in a driver process of its own (spawned, as local ones are), one
 coordinator at a time; Ctrl-C in the coordinator reaches it as an ``interrupt`` message.
+
+Lost agents: the agent's driver process keeps a step journal on the agent's host, and the
+agent sends its new lines to the coordinator every :data:`STREAM_SECONDS` (``steps``
+messages). The coordinator keeps them (and appends them to its own journal for that
+share), so an agent killed mid-run, its host gone or its driver process killed loses at
+most the last interval's steps: the coordinator merges what it received, names the agent
+(``agent HOST:PORT``) in the probe's errors, and the probe is ``partial``.
 """
 
 from __future__ import annotations
@@ -27,13 +34,16 @@ import multiprocessing as mp
 import os
 import queue
 import signal
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Client, Connection, Listener
+from pathlib import Path
 from typing import Any
 
 from dbbench.drivers.errors import DriversError
+from dbbench.reports.o2c.model import O2CSteps, journal_steps
 
 #: Round trips of the clock measurement (the shortest one is kept).
 CLOCK_ROUNDS = 7
@@ -42,6 +52,8 @@ CLOCK_ROUNDS = 7
 TOKEN_ENV = "DBBENCH_AGENT_TOKEN"
 #: Seconds the coordinator waits for an agent to answer at all.
 CONNECT_LIMIT = 10.0
+#: Seconds between two ``steps`` messages of an agent (what a lost agent may lose at most).
+STREAM_SECONDS = 0.5
 
 
 def parse_address(url: str) -> tuple[str, int]:
@@ -74,6 +86,10 @@ class AgentHandle:
         host, port = parse_address(url)
         self.address = f"{host}:{port}"
         self.lost_reason = "its connection closed"
+        #: the step-journal lines the agent streamed so far (its steps if it is lost)
+        self.received: list[str] = []
+        #: the coordinator's journal of this share (``received`` appended as it comes)
+        self.journal: Path | None = None
         try:
             self.conn: Connection = _connect((host, port), token)
         except mp.AuthenticationError:
@@ -111,9 +127,14 @@ class AgentHandle:
                     self.go.wait()
                     self.conn.send(("go", float(self.start.value) + self.offset))
                     continue
+                if kind == "steps":
+                    self._keep(str(payload))
+                    continue
                 if kind == "probe":
                     payload.index = self.index
                     payload.probe.start -= self.offset  # onto the coordinator's clock
+                elif kind == "error":
+                    payload = f"agent {self.address}: {payload}"
                 self.inbox.put((kind, self.index, payload))
                 if kind in ("probe", "error"):
                     return
@@ -122,6 +143,16 @@ class AgentHandle:
         finally:
             with contextlib.suppress(OSError):
                 self.conn.close()
+
+    def _keep(self, chunk: str) -> None:
+        self.received.extend(chunk.splitlines())
+        if self.journal is not None:
+            with self.journal.open("a", encoding="utf-8") as f:
+                f.write(chunk)
+
+    def steps_so_far(self) -> O2CSteps:
+        """The steps the agent streamed before it was lost (:data:`STREAM_SECONDS`)."""
+        return journal_steps(self.received)
 
     def is_alive(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
@@ -203,13 +234,28 @@ def _serve_one(conn: Connection, drive: Callable[..., None], say: Callable[[str]
         return
     _, urls, prepared, config, part = msg
     say(f"driving driver process {part[0] + 1} of {part[1]}: {config.users} users' share")
+    with tempfile.TemporaryDirectory(prefix="dbbench-o2c-agent-") as folder:
+        _drive_share(conn, drive, say, (urls, prepared, config, part), Path(folder) / "steps.csv")
+
+
+def _drive_share(
+    conn: Connection,
+    drive: Callable[..., None],
+    say: Callable[[str], None],
+    share: tuple[Any, Any, Any, tuple[int, int]],
+    journal: Path,
+) -> None:
+    """One share in a driver process of the agent's own, its journal's new lines streamed
+    to the coordinator every :data:`STREAM_SECONDS`, then its probe (or why it failed)."""
+    urls, prepared, config, part = share
     ctx = mp.get_context("spawn")
     inbox: Any = ctx.Queue()
     go: Any = ctx.Event()
     start: Any = ctx.Value("d", 0.0)
-    args = (urls, prepared, config, part, None, inbox, go, start)
+    args = (urls, prepared, config, part, journal, inbox, go, start)
     proc = ctx.Process(target=drive, args=args, name=f"o2c-agent-driver-{part[0]}", daemon=True)
     proc.start()
+    tail = _Tail(journal)
 
     def control() -> None:
         while True:
@@ -230,9 +276,15 @@ def _serve_one(conn: Connection, drive: Callable[..., None], say: Callable[[str]
     try:
         while True:
             try:
-                item = inbox.get(timeout=0.5)
+                item = inbox.get(timeout=STREAM_SECONDS)
             except queue.Empty:
+                new = tail.read()
+                if new:
+                    conn.send(("steps", part[0], new))
                 if not proc.is_alive():
+                    new = tail.read()  # the last lines it wrote
+                    if new:
+                        conn.send(("steps", part[0], new))
                     reason = f"its driver process exited with code {proc.exitcode}"
                     conn.send(("error", part[0], reason))
                     return
@@ -245,3 +297,21 @@ def _serve_one(conn: Connection, drive: Callable[..., None], say: Callable[[str]
         proc.join(10)
         if proc.is_alive():
             proc.kill()
+
+
+class _Tail:
+    """The whole lines added to a journal file since the last :meth:`read`."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset = path, 0
+
+    def read(self) -> str:
+        try:
+            with self.path.open("rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except FileNotFoundError:
+            return ""
+        whole = data[: data.rfind(b"\n") + 1]
+        self.offset += len(whole)
+        return whole.decode("utf-8", "replace")

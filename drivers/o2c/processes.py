@@ -12,9 +12,17 @@ one measured window on one clock; every user keeps its log-on slot of the whole 
 moved onto the earliest start), so every rate, average and percentile the reports compute
 comes from the merged samples; the driver's lag percentiles come from the merged lag
 samples; errors, log-ons, work processes and driver CPU add up. A driver process that dies
-is named in the probe's errors and its steps are read back from its own step journal.
+is named in the probe's errors and its steps are read back from its own step journal; a
+lost agent (``drivers.o2c.agents``) is named by its address and its steps are the ones it
+streamed to the coordinator until then.
 Ctrl-C or SIGTERM in the coordinator is passed on to every driver process (SIGINT), whose
 probes end where they stopped and are merged as usual.
+
+A workload beside the run (``drivers.mixed``: query streams and the freshness probe, in the
+coordinator's process) joins through :class:`Beside`: each driver process tells the
+coordinator of every acknowledged invoice (its order key and ``time.monotonic()``, one
+clock for the processes of a host), and a lost server on the workload's side halts every
+driver process as it would halt a one-process run.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ import os
 import queue
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -58,6 +66,45 @@ DRIVER_CPU_PER_STEP = 0.00055
 #: ``reports.o2c.metrics.DRIVER_CPU_BOUND`` (0.7), from which a report names the driver's
 #: own CPU as what the users waited for
 AUTO_BUSY = 0.5
+
+
+#: How the errors begin that are the whole run's, not one process's (merged unprefixed).
+RUN_WIDE = (INTERRUPTED, "the server went away", "the query streams stopped")
+
+
+class Beside:
+    """A workload beside the run, in the coordinator's process (``drivers.mixed``):
+    ``posted(order key, acknowledged)`` for each step ``step`` a user saw committed (the
+    acknowledgement on ``time.monotonic()``), and :meth:`halt` to stop every driver process
+    (as a lost server does: the run is ``failed``), even before they have started."""
+
+    def __init__(self, posted: Callable[[int, float], None] | None, step: int) -> None:
+        self.posted, self.step = posted, step
+        self.reason: str | None = None
+        self._signal: Callable[[str], None] | None = None
+
+    def halt(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
+        if self._signal is not None:
+            self._signal(self.reason)
+
+    def attach(self, signal_: Callable[[str], None]) -> None:
+        self._signal = signal_
+        if self.reason is not None:
+            signal_(self.reason)
+
+
+def resolve(
+    engine: Engine, config: RunConfig, pool: int, cpus: int | None = None
+) -> tuple[int, str]:
+    """How many driver processes drive ``config`` (``auto``: :func:`auto_processes`, and
+    why; else the number given and "")."""
+    n = config.driver_processes
+    if n != AUTO:
+        return n, ""
+    c, host = config, cpus or os.cpu_count() or 1
+    return auto_processes(engine, c.users, c.think, c.expected_rt, pool, host)
 
 
 def require_shareable(engine: Engine, processes: int) -> None:
@@ -108,9 +155,11 @@ def run_processes(
     config: RunConfig,
     processes: int,
     journal: Path | None = None,
+    beside: Beside | None = None,
 ) -> O2CProbe:
     """One probe of ``config`` on the engines of ``urls`` driven by ``processes`` driver
-    processes (each with its share of users and work processes), merged (:func:`merge`)."""
+    processes (each with its share of users and work processes), merged (:func:`merge`);
+    ``beside``: a workload beside it (local driver processes only)."""
     local = processes
     processes = local + len(config.agents)  # an agent drives one share, as a process does
     require_shareable(engine, processes)
@@ -125,7 +174,13 @@ def run_processes(
     inbox: Any = ctx.Queue()
     go: Any = ctx.Event()
     start: Any = ctx.Value("d", 0.0)
-    journals = [_journal(journal, k) if k < local else None for k in range(processes)]
+    coupled: tuple[Any, Any, int | None] | None = None
+    if beside is not None:
+        if config.agents:
+            raise DriversError("a workload beside the run takes no --driver-agent")
+        coupled = (ctx.Event(), ctx.Array("c", 1024), beside.step if beside.posted else None)
+        beside.attach(lambda reason: _halt_all(coupled, reason))
+    journals = [_journal(journal, k) for k in range(processes)]
     for j in journals:
         if j is not None:
             j.unlink(missing_ok=True)
@@ -135,13 +190,14 @@ def run_processes(
         token = agent_token()
         for n, url in enumerate(config.agents):
             agents.append(AgentHandle(url, token, local + n, inbox, go, start))
+            agents[-1].journal = journals[local + n]
     for k, w in enumerate(shares(pool, processes)):
         cfg = replace(config, work_processes=w, agents=())
         if k >= local:
             agents[k - local].begin(list(urls), prepared, cfg, (k, processes))
             procs.append(agents[k - local])
             continue
-        args = (list(urls), prepared, cfg, (k, processes), journals[k], inbox, go, start)
+        args = (list(urls), prepared, cfg, (k, processes), journals[k], inbox, go, start, coupled)
         procs.append(ctx.Process(target=_drive, args=args, name=f"o2c-driver-{k}", daemon=True))
     for p in procs[:local]:
         p.start()
@@ -150,14 +206,16 @@ def run_processes(
     interrupted = False
     try:
         _await_ready(procs, inbox, go, start, lost)
-        interrupted = _collect(procs, inbox, parts, lost)
+        interrupted = _collect(procs, inbox, parts, lost, beside)
     finally:
         for p in procs:
             if p.is_alive():
                 p.kill()
             p.join(5)
     for k in sorted(lost):
-        found = _from_journal(journals[k])
+        p = procs[k]
+        found = _bare(p.steps_so_far()) if isinstance(p, AgentHandle) else None
+        found = found or _from_journal(journals[k])
         if found is not None:
             parts[k] = Part(k, found)
     merged = merge([parts[k] for k in sorted(parts)], processes)
@@ -172,6 +230,12 @@ def run_processes(
         if j is not None:
             j.unlink(missing_ok=True)
     return merged
+
+
+def _halt_all(coupled: tuple[Any, Any, int | None], reason: str) -> None:
+    halt, text, _ = coupled
+    text.value = reason.encode("utf-8", "replace")[:1000]
+    halt.set()
 
 
 def _journal(journal: Path | None, k: int) -> Path | None:
@@ -202,7 +266,13 @@ def _await_ready(procs: list[Any], inbox: Any, go: Any, start: Any, lost: dict[i
     go.set()
 
 
-def _collect(procs: list[Any], inbox: Any, parts: dict[int, Part], lost: dict[int, str]) -> bool:
+def _collect(
+    procs: list[Any],
+    inbox: Any,
+    parts: dict[int, Part],
+    lost: dict[int, str],
+    beside: Beside | None = None,
+) -> bool:
     """Every driver process's probe; a process gone without one is ``lost``. Ctrl-C or
     SIGTERM here is passed on to the driver processes (their probes end where they stopped)
     and True is returned."""
@@ -217,7 +287,10 @@ def _collect(procs: list[Any], inbox: Any, parts: dict[int, Part], lost: dict[in
                 if interrupted and dead_for > RESULT_LIMIT:
                     break
                 continue
-            if kind == "probe":
+            if kind == "posted":
+                if beside is not None and beside.posted is not None:
+                    beside.posted(*payload)
+            elif kind == "probe":
                 parts[k] = payload
             elif kind == "error":
                 lost[k] = str(payload)
@@ -261,6 +334,13 @@ def _from_journal(journal: Path | None) -> O2CProbe | None:
     return bare if bare.steps.step else None
 
 
+def _bare(steps: O2CSteps) -> O2CProbe | None:
+    """Steps a lost agent streamed, as a bare probe (no window); None when there are none."""
+    if not steps.step:
+        return None
+    return O2CProbe(0, 0.0, "fixed", 1, 0.0, 0.0, 0.0, 0.0, 0.0, steps=steps)
+
+
 def _quantile(sorted_values: list[float], q: float) -> float:
     return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * q))]
 
@@ -290,7 +370,7 @@ def merge(parts: Sequence[Part], processes: int | None = None) -> O2CProbe:
         wait=[r[3] for r in rows], db=[r[4] for r in rows], ok=[r[5] for r in rows],
     )  # fmt: skip
     errors = [
-        f"driver process {p.index + 1}: {e}" if not e.startswith(INTERRUPTED) else e
+        f"driver process {p.index + 1}: {e}" if not e.startswith(RUN_WIDE) else e
         for p in parts
         for e in p.probe.errors
     ]

@@ -13,7 +13,6 @@ driver killed outright leaves the finished probes and the running one's step jou
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -24,12 +23,7 @@ from dbbench.drivers.errors import DriversError
 from dbbench.drivers.lifecycle import RunScope, open_run
 from dbbench.drivers.o2c import setup
 from dbbench.drivers.o2c.identity import distinct_servers
-from dbbench.drivers.o2c.processes import (
-    AUTO,
-    auto_processes,
-    require_shareable,
-    run_processes,
-)
+from dbbench.drivers.o2c.processes import require_shareable, resolve, run_processes
 from dbbench.drivers.o2c.result import build_result
 from dbbench.drivers.o2c.search import Trial, search
 from dbbench.drivers.o2c.servercpu import server_cpu_scope
@@ -230,12 +224,7 @@ def drive(sim: Simulator, urls: Sequence[str], journal: Path | None) -> O2CProbe
     """The probe of ``sim``'s configuration: in this process, or with
     ``driver_processes > 1`` by that many driver processes, merged
     (:func:`drivers.o2c.processes.run_processes`)."""
-    n = sim.config.driver_processes
-    why = ""
-    if n == AUTO:
-        c = sim.config
-        cpus = os.cpu_count() or 1
-        n, why = auto_processes(sim.engine, c.users, c.think, c.expected_rt, sim.pool, cpus)
+    n, why = resolve(sim.engine, sim.config, sim.pool)
     if n == 1 and not sim.config.agents:
         probe = sim.run()
         if why and probe.driver_cpu_seconds is not None:  # the one process's CPU, shown

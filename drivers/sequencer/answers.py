@@ -63,6 +63,8 @@ class AnswerKeeper:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._outputs: list[KeptOutput] = []
+        #: the process's CPU seconds the last :meth:`write` took (0 before one)
+        self.cpu_seconds = 0.0
 
     def keep(self, run: int, stream: int, query: int, columns: list[str], rows: Any) -> None:
         with self._lock:
@@ -73,8 +75,8 @@ class AnswerKeeper:
 
     def write(self, path: Path) -> Answers:
         """Digest every kept output, write the rows to ``path`` (stream order) and return
-        what the result keeps."""
-        start = time.monotonic()
+        what the result keeps; :attr:`cpu_seconds` is the process's CPU time it took."""
+        start, cpu = time.monotonic(), time.process_time()
         with self._lock:
             outputs = sorted(self._outputs, key=lambda o: (o.run, o.stream))
         lines: list[str] = []
@@ -95,6 +97,7 @@ class AnswerKeeper:
             gz.write(("\n".join(lines) + "\n").encode("utf-8") if lines else b"")
         data = buffer.getvalue()
         safeio.write_bytes(path, data)
+        self.cpu_seconds = time.process_time() - cpu
         return Answers(
             kept=True, seconds=time.monotonic() - start, bytes=len(data), records=records
         )

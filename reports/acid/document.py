@@ -4,7 +4,7 @@ exercised and not, and the result's verdict. Every format renders it (:mod:`repo
 
 from __future__ import annotations
 
-from dbbench.reports.acid.model import AcidResult
+from dbbench.reports.acid.model import QUALIFICATION_SF, AcidResult
 from dbbench.reports.document import Document, Facts, Items, Outcome, Paragraph, Table
 
 #: the header of the tests' table (the seconds column is a number)
@@ -42,7 +42,10 @@ def acid_document(result: AcidResult) -> Document:
     if result.errors:
         doc.section("Errors", Items(result.errors))
     if not result.qualification:
-        doc.warn(f"not a qualification run: SF 1 is (this one: SF {result.scale_factor:g})")
+        doc.warn(
+            f"not a qualification run: SF {QUALIFICATION_SF:g} is"
+            f" (this one: SF {result.scale_factor:g})"
+        )
     if result.not_supported:
         doc.warn(f"the engine cannot run the tests: {result.not_supported}")
     verdict = result.verdict

@@ -11,6 +11,10 @@ from dbbench.reports.model import EngineInfo, ResultEnvelope, ResultStatus, Syst
 ACID_SCHEMA_NAME = "dbbench-acid-result"
 ACID_SCHEMA_VERSION = 1
 
+#: the scale factor of the qualification database the ACID tests run on (clause 3.1); a
+#: smaller database makes a development check, not a qualification run
+QUALIFICATION_SF = 1.0
+
 #: a test's verdict; "not supported": the engine has no transactions (never a pass)
 Verdict = Literal["passed", "failed", "not run", "not supported"]
 #: the result's verdict; "incomplete": every test that ran passed, but not every test of
@@ -60,7 +64,7 @@ class AcidResult(
     schema_version: int = ACID_SCHEMA_VERSION
     created: float = 0.0
     status: ResultStatus = "failed"
-    #: SF 1 (the spec's qualification database); smaller: a development check only
+    #: run on the qualification database (:data:`QUALIFICATION_SF`); smaller: a development check
     qualification: bool = False
     streams: int = 0
     transactions_per_stream: int = 0

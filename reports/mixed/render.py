@@ -10,7 +10,7 @@ import math
 import time
 from typing import Any
 
-from dbbench.reports.chart import value_axis
+from dbbench.reports.chart import Plot, value_axis
 from dbbench.reports.mixed.metrics import (
     UNOFFICIAL,
     FrontierPoint,
@@ -19,7 +19,7 @@ from dbbench.reports.mixed.metrics import (
     summarize_mixed,
 )
 from dbbench.reports.mixed.model import MixedResult, mixed_status
-from dbbench.reports.o2c.charts import Plot, dot, frame
+from dbbench.reports.o2c.charts import dot, frame
 from dbbench.reports.tpch.summary import database_label
 
 POINT_HEADER = [

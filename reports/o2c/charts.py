@@ -10,35 +10,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from markupsafe import escape
 
-from dbbench.reports.chart import svg_text, value_axis
+from dbbench.reports.chart import Plot, svg_text, value_axis
 from dbbench.reports.escape import html as html_text
 from dbbench.reports.o2c.model import O2CProbe
 
-
-@dataclass(frozen=True)
-class Plot:
-    """A chart's size (width, height) and margins (left, right, top, bottom), in SVG units:
-    the o2c charts' and the mixed frontier's."""
-
-    size: tuple[int, int] = (640, 260)
-    margins: tuple[int, int, int, int] = (56, 56, 16, 40)
-
-    def x(self, v: float, lo: float, hi: float) -> float:
-        left, right, _, _ = self.margins
-        return left + (v - lo) / ((hi - lo) or 1.0) * (self.size[0] - left - right)
-
-    def y(self, v: float, top: float) -> float:
-        _, _, pad, bottom = self.margins
-        return self.size[1] - bottom - v / (top or 1.0) * (self.size[1] - pad - bottom)
-
-
-O2C_PLOT = Plot()
-W, H = O2C_PLOT.size
-L, R, T, B = O2C_PLOT.margins
+#: the o2c charts' geometry
+O2C_PLOT = Plot(size=(640, 260), margins=(56, 56, 16, 40))
 
 
 def _x(v: float, lo: float, hi: float) -> float:
@@ -67,20 +47,18 @@ def frame(
 ) -> list[str]:
     """A chart's opening: the title, both axes with their grid, ticks and labels (x from 0 to
     ``xmax``, ticks ``xticks`` or round ones; y from 0 to ``ytop``, ticks ``ticks``)."""
-    (w, h), (left, right, top, pad) = plot.size, plot.margins
-    bottom = h - pad
+    w, h = plot.size
+    left, right, top, bottom = plot.area
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" role="img" '
         f'aria-label="{escape(title)}" class="{escape(css)}">',
         svg_text(w / 2, 12, title, text_anchor="middle", font_size=12),
-        f'<line x1="{left}" y1="{bottom}" x2="{w - right}" y2="{bottom}" stroke="black"/>',
+        f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="black"/>',
         f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="black"/>',
     ]
     for t in ticks:
         y = plot.y(t, ytop)
-        out.append(
-            f'<line x1="{left - 4}" y1="{y:.1f}" x2="{w - right}" y2="{y:.1f}" stroke="#ddd"/>'
-        )
+        out.append(f'<line x1="{left - 4}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}" stroke="#ddd"/>')
         out.append(svg_text(left - 6, y + 4, _fmt(t), text_anchor="end", font_size=10))
     for v in x_ticks(xmax) if xticks is None else xticks:  # round values, inside the plot
         tick = f"{v:,.10g}"
@@ -119,6 +97,7 @@ def timeline_svg(
     probe: O2CProbe, throughput: list[tuple[float, float]], logons: list[float]
 ) -> str:
     """Dialog steps per second (solid) and users logged on (dashed, scaled to the top)."""
+    _, right, top, bottom = O2C_PLOT.area
     xmax = max(probe.end, 1e-3)
     top_tp = max((v for _, v in throughput), default=1.0) or 1.0
     axis = value_axis(top_tp)
@@ -133,7 +112,8 @@ def timeline_svg(
     x0, x1 = _x(probe.window_start, 0, xmax), _x(min(probe.window_end, xmax), 0, xmax)
     out.insert(
         4,
-        f'<rect x="{x0:.1f}" y="{T}" width="{max(x1 - x0, 0):.1f}" height="{H - T - B}" '
+        f'<rect x="{x0:.1f}" y="{top}" width="{max(x1 - x0, 0):.1f}" '
+        f'height="{bottom - top}" '
         'fill="#eef4ff"><title>steady-state window (measured)</title></rect>',
     )
     if throughput:
@@ -145,13 +125,14 @@ def timeline_svg(
     steps.append((xmax, len(logons) * axis.top / users))
     out.append(_polyline(steps, xmax, axis.top, 'stroke="#555" stroke-dasharray="4 3"'))
     at = _y(axis.top, axis.top) + 12
-    out.append(svg_text(W - R - 4, at, f"{users:,} users", font_size=10, text_anchor="end"))
+    out.append(svg_text(right - 4, at, f"{users:,} users", font_size=10, text_anchor="end"))
     out.append("</svg>")
     return "\n".join(out)
 
 
 def histogram_svg(rts: list[float], limit: float) -> str:
     """Response times in the window, 30 buckets up to the 99.5th percentile."""
+    left, right, top, bottom = O2C_PLOT.area
     if not rts:
         return ""
     v = sorted(rts)
@@ -169,17 +150,17 @@ def histogram_svg(rts: list[float], limit: float) -> str:
         axis.top,
         axis.ticks,
     )
-    width = (W - L - R) / n
+    width = (right - left) / n
     for i, c in enumerate(counts):
-        x = L + i * width
+        x = left + i * width
         y = _y(c, axis.top)
         out.append(
             f'<rect x="{x + 1:.1f}" y="{y:.1f}" width="{width - 2:.1f}" '
-            f'height="{H - B - y:.1f}" fill="#333"/>'
+            f'height="{bottom - y:.1f}" fill="#333"/>'
         )
     if limit <= hi:
         xl = _x(limit, 0, hi)
-        out.append(f'<line x1="{xl:.1f}" y1="{T}" x2="{xl:.1f}" y2="{H - B}" stroke="red"/>')
+        out.append(f'<line x1="{xl:.1f}" y1="{top}" x2="{xl:.1f}" y2="{bottom}" stroke="red"/>')
     out.append("</svg>")
     return "\n".join(out)
 
@@ -192,6 +173,7 @@ def search_svg(
 ) -> str:
     """Average dialog RT against users (filled: pass, open: fail), the limit line, and the
     p90 and p99 beside the average (in the order of ``points``)."""
+    left, right, _, _ = O2C_PLOT.area
     if not points:
         return ""
     order = sorted(range(len(points)), key=lambda i: points[i])
@@ -215,10 +197,10 @@ def search_svg(
     )
     yl = _y(limit, axis.top)
     out.append(
-        f'<line x1="{L}" y1="{yl:.1f}" x2="{W - R}" y2="{yl:.1f}" stroke="red" '
+        f'<line x1="{left}" y1="{yl:.1f}" x2="{right}" y2="{yl:.1f}" stroke="red" '
         'stroke-dasharray="6 3"/>'
     )
-    out.append(svg_text(W - R - 4, yl - 4, "limit", font_size=10, fill="red", text_anchor="end"))
+    out.append(svg_text(right - 4, yl - 4, "limit", font_size=10, fill="red", text_anchor="end"))
     out.append(
         _polyline([(u, r) for u, r, _ in pts if not math.isnan(r)], xmax, axis.top, 'stroke="#999"')
     )

@@ -4,6 +4,7 @@ head it shares with the mixed result."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import (
@@ -333,8 +334,14 @@ O2C_JOURNAL_COLUMNS = ("step", "user", "due", "wait", "db", "ok")
 
 
 def _read_journal(path: Path) -> O2CSteps:
+    return journal_steps(path.read_text(encoding="utf-8").splitlines())
+
+
+def journal_steps(lines: Iterable[str]) -> O2CSteps:
+    """The steps of step-journal lines (``step,user,due,wait,db,ok``); a line cut by a
+    kill or damaged is left out."""
     steps = O2CSteps()
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in lines:
         parts = line.split(",")
         if len(parts) != len(O2C_JOURNAL_COLUMNS):
             continue  # a line cut by the kill

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from dbbench.reports.acid.model import QUALIFICATION_SF
 from dbbench.reports.tpch import model
 from dbbench.reports.tpch.analysis import RunSummary, phase_label, summarise_run
 from dbbench.reports.tpch.model import BenchmarkResult, Compliance, Reason
@@ -95,10 +96,6 @@ def _problems(result: BenchmarkResult) -> list[Reason]:
     if not result.errors:
         return []
     return [reason("problems-recorded", count=len(result.errors), first=result.errors[0])]
-
-
-#: the scale factor of the qualification database the ACID tests run on (clause 3.1)
-QUALIFICATION_SF = 1.0
 
 
 def _acid(result: BenchmarkResult) -> list[Reason]:

@@ -6,7 +6,7 @@ the system and its availability. It appears beside local runs in ``dbbench compa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -16,28 +16,6 @@ from dbbench.reports import inputs
 from dbbench.reports.errors import ReportsError
 
 _REQUIRED = ("system", "scale_factor", "qphh")
-_KNOWN = {
-    "system",
-    "chips",
-    "cores",
-    "threads",
-    "processor",
-    "database",
-    "os",
-    "scale_factor",
-    "streams",
-    "qphh",
-    "power",
-    "throughput",
-    "price_performance",
-    "total_price",
-    "currency",
-    "disks",
-    "availability_date",
-    "spec_version",
-    "source",
-    "notes",
-}
 
 
 @dataclass(frozen=True)
@@ -96,8 +74,9 @@ def parse_published(text: str, name: str = "<published>") -> PublishedResult:
         data = inputs.parse_toml(text, f"published record {name}", parse_float=Decimal)
     except inputs.InputError as exc:
         raise ReportsError(str(exc)) from None
+    known = {f.name for f in fields(PublishedResult)}
     for key in data:
-        if key not in _KNOWN:
+        if key not in known:
             raise _field(name, key, "unknown field")
     for key in _REQUIRED:
         if key not in data:

@@ -6,15 +6,33 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import hashlib
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from private_databases import fresh_postgres
 
 from dbbench.cli import main
-from dbbench.queries.validate import answer_digest, canonical_rows
+from dbbench.drivers.journal import read_journal
+from dbbench.drivers.sequencer import JOURNAL_FILE
+from dbbench.drivers.sequencer.answers import read_outputs
+from dbbench.errors import ExitCode
+from dbbench.queries.validate import (
+    answer_digest,
+    canonical_rows,
+    column_classes,
+    load_answers,
+    shipped_scale_factors,
+)
 from dbbench.reports.loading import load_result
 from dbbench.reports.tpch.model import ANSWERS_FILE
 
@@ -37,6 +55,78 @@ def test_the_digest_follows_the_spec_column_classes() -> None:
     # rows whose keys differ keep their order
     assert answer_digest(4, [("1-URGENT", 5), ("2-HIGH", 4)]) != answer_digest(
         4, [("2-HIGH", 4), ("1-URGENT", 5)]
+    )
+
+
+def _reference_digest(query: int, rows: list[tuple[Any, ...]]) -> str:
+    """The digest's definition: the sha256 of the canonical rows as compact JSON."""
+    text = json.dumps(canonical_rows(query, rows), separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _typed(query: int, row: tuple[str | None, ...]) -> tuple[Any, ...]:
+    """A row of an answer file as an engine returns it: ints, Decimals, floats, text."""
+    out: list[Any] = []
+    for kind, value in zip(column_classes(query), row, strict=True):
+        if value is None or kind == "str":
+            out.append(value)
+        elif kind in ("int", "cnt") and value.lstrip("-").isdigit():
+            out.append(int(value))
+        elif kind in ("avg", "rat"):
+            out.append(float(value))
+        else:
+            out.append(Decimal(value))
+    return tuple(out)
+
+
+def test_the_digest_is_its_definition_on_every_shape() -> None:
+    # the column-wise digest must be sha256(json(canonical_rows)) whatever the values:
+    # the shipped answer sets as text and typed, NULLs, ties, characters JSON escapes,
+    # trailing blanks of any kind, a wrong shape, no rows
+    cases: list[tuple[int, list[tuple[Any, ...]]]] = []
+    for sf in shipped_scale_factors():
+        for query in range(1, 23):
+            rows = load_answers(query, sf)[1]
+            cases += [(query, rows), (query, [_typed(query, r) for r in rows])]
+    odd = [
+        ("Brand#41 ", 'A "B" \\ \t', 3, 28),
+        ("Brand#54\u3000", "é\x01", 14, 27),
+        ("Brand#54\u3000", "é\x01", 14, 27),
+        (None, "C\n", None, 2),
+        ("", " x", 1.5, 2),
+    ]
+    cases += [(16, odd), (16, odd[::-1]), (16, odd[:1]), (16, []), (16, [("a", "b", 1)])]
+    tied = [
+        (7, Decimal("100.00"), "1995-03-10", 0),
+        (3, 100.0, "1995-03-10", 0),
+        (5, None, None, 0),
+    ]
+    cases += [(3, tied), (3, tied[::-1]), (6, [(None,)]), (1, [("A",) * 11])]
+    for query, rows in cases:
+        assert answer_digest(query, rows) == _reference_digest(query, rows), (query, rows[:3])
+    # and the digests themselves stay what they were (results keep them)
+    q16 = [
+        ("Brand#41 ", "MEDIUM BRUSHED TIN", 3, 28),
+        ("Brand#54", "STANDARD BRUSHED COPPER", 14, 27),
+        ("Brand#54", "STANDARD BRUSHED COPPER", 14, 27),
+        (None, 'é"\\\t', 1, 2),
+    ]
+    assert answer_digest(16, q16) == (
+        "a4375d6d6567e80c696088f3fbcfdffc726db878ec22014953d873d1c499b5ba"
+    )
+    q18 = [
+        (
+            "Customer#000128120",
+            128120,
+            4722021,
+            date(1994, 4, 7),
+            Decimal("544089.09"),
+            Decimal("323.00"),
+        ),
+        ("x", 1, 2, "1994-04-07", 544089.0900001, 323),
+    ]
+    assert answer_digest(18, q18) == (
+        "487f1a8d4e3c3c56ba4041c39c5e1869ad5b836ba7bc45dfcc6f5cc470f940fb"
     )
 
 
@@ -128,3 +218,48 @@ def test_a_postgresql_run_verified_on_embedded_duckdb(
     assert main(["verify", str(run_dir), "--answers"]) == 1
     err = capsys.readouterr().err
     assert "run 1 stream 0 Q6: row 1: column revenue" in err
+
+
+def test_ctrl_c_mid_run_keeps_every_output_measured_so_far(tmp_path: Path) -> None:
+    """A real Ctrl-C (SIGINT to the process group) during the throughput test: the partial
+    result still keeps the output of every query that completed, digested as a whole run's."""
+    out = tmp_path / "run"
+    args = ["run", "-s", "0.05", "--runs", "1", "-o", str(out), "--plans", "off"]
+    env = {**os.environ, "DBBENCH_PROGRESS_INTERVAL": "3600"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dbbench", *args, "--telemetry-interval", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        start_new_session=True,
+    )  # fmt: skip
+    journal = out / JOURNAL_FILE
+    try:
+        deadline = time.monotonic() + 300
+        while not (
+            journal.exists()
+            and sum(
+                e["event"] == "query_end" and e.get("phase") == "throughput"
+                for e in read_journal(journal)
+            )
+            >= 3
+        ):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == ExitCode.INTERRUPTED, err
+    result = load_result(out)
+    assert result.status == "partial" and result.answers is not None and result.answers.kept
+    done = sorted(
+        (i.stream, i.query) for r in result.runs for i in r.intervals
+        if i.kind == "query" and i.status == "ok"
+    )  # fmt: skip
+    kept = {(o.stream, o.query): o for o in read_outputs(out / ANSWERS_FILE)}
+    assert sorted((r.stream, r.query) for r in result.answers.records) == done == sorted(kept)
+    assert any(stream > 0 for stream, _ in done) and len(done) < 66
+    for record in result.answers.records:
+        rows = [tuple(row) for row in kept[record.stream, record.query].rows]
+        assert record.rows == len(rows) and record.sha256 == answer_digest(record.query, rows)

@@ -47,7 +47,7 @@ def test_first_signal_ends_a_run_on_a_frozen_server(
 ) -> None:
     out = tmp_path / "run"
     run = subprocess.Popen(
-        [sys.executable, "-m", "dbbench", "run", "-e", server.url, "-s", "0.05", "-o", str(out),
+        [sys.executable, "-m", "dbbench", "run", "-e", server.url, "-s", "0.01", "-o", str(out),
          "--runs", "1", "-S", "2"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "DBBENCH_PROGRESS_INTERVAL": "3600"},

@@ -25,7 +25,7 @@ import pytest
 from dbbench.cli import main
 from dbbench.dbgen import api
 from dbbench.dbgen.schema import TABLES
-from dbbench.drivers.engines.spark import STATE_TABLE
+from dbbench.drivers.engines.spark_engine import STATE_TABLE
 from dbbench.drivers.engines.spark_files import local_path
 from dbbench.drivers.loader import load_database
 from dbbench.drivers.registry import open_engine

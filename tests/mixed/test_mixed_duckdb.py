@@ -221,3 +221,17 @@ def test_refusals_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert len(err.splitlines()) == 1 and "--analytics-node" in err, err
     assert not out.exists()
     assert os.listdir(tmp_path) == []
+
+
+def test_several_driver_processes_are_refused_in_one_line(
+    duck: tuple[str, dict[str, str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """DuckDB is embedded in the driver: no second process can share its database; an
+    agent on another host cannot feed the freshness probe. Nothing is written."""
+    out = tmp_path / "never"
+    for extra in (["--driver-processes", "2"], ["--driver-agent", "o2c://127.0.0.2:7400"]):
+        assert main(["mixed", "run", "-e", duck[0], "-u", "2", *extra, "-o", str(out)]) == 1
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1, err
+        assert ("embedded in the driver" if "2" in extra else "--driver-agent") in err, err
+    assert not out.exists()

@@ -217,3 +217,31 @@ def test_refresh_functions_on(
     assert done.count("rf2") >= 1  # a whole pair ran beside the streams
     assert "refresh functions" in capsys.readouterr().out
     assert main(["o2c", "cleanup", "-e", url, "--force"]) == 0
+
+
+def test_two_driver_processes_drive_the_users_beside_the_streams(
+    pg: tuple[str, dict[str, str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--driver-processes 2``: the users of both o2c points are driven by two driver
+    processes (each user's steps there, merged), the streams and the freshness probe in the
+    command's process see the invoices of both."""
+    out = tmp_path / "two"
+    code = main(["mixed", "run", "-e", pg[0], "-u", "4", "-S", "1", *FAST, "--steady", "2",
+                 "--freshness", "0.1", "--seed", "5", "-w", "2", "--driver-processes", "2",
+                 "-o", str(out)])  # fmt: skip
+    result, _note = _read(out)
+    summary = summarize_mixed(result)
+    assert code in (ExitCode.OK, ExitCode.INVALID_RUN) and summary.valid, summary.points
+    o2c = [p for p in result.points if p.users]
+    assert [p.role for p in o2c] == ["o2c-only", "mixed"]
+    for p in o2c:
+        assert p.o2c is not None and p.o2c.driver_processes == 2 and p.status == "complete"
+        assert len(p.o2c.driver_cpu_by_process) == 2 and set(p.o2c.steps.user) == set(range(4))
+    mixed = o2c[-1]
+    assert mixed.freshness is not None and mixed.freshness.acked, mixed.freshness
+    seen = [s for s in mixed.freshness.seen if s is not None]
+    assert len(seen) >= len(mixed.freshness.acked) - 4  # at most the last ones unseen
+    pairs = zip(mixed.freshness.acked, mixed.freshness.seen, strict=True)
+    lags = [s - a for a, s in pairs if s is not None]
+    assert min(lags) >= 0 and max(lags) < 5.0  # acknowledgements on the probe's clock
+    assert mixed.tpch is not None and mixed.tpch.intervals

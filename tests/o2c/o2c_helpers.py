@@ -3,9 +3,13 @@ run whose database is dropped under it."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import subprocess
 import threading
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -82,3 +86,27 @@ def prepare_users(url: str, users: int) -> None:
         setup.prepare(engine, seed=1, users=users)
     finally:
         engine.close()
+
+
+@contextlib.contextmanager
+def agent_process(
+    cmd: list[str], log: Path, env: dict[str, str]
+) -> Iterator[subprocess.Popen[str]]:
+    """``dbbench o2c agent`` started by ``cmd`` (its output in ``log``), once it listens;
+    stopped at the end (terminated, killed after 10 s)."""
+    with log.open("w") as out:
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=out, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while "listening" not in log.read_text() and time.monotonic() < deadline:
+            assert proc.poll() is None, log.read_text()
+            time.sleep(0.1)
+        assert "listening" in log.read_text(), log.read_text()
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)

@@ -1,10 +1,13 @@
 """Driver hosts: ``dbbench o2c agent`` on a second loopback address (127.0.0.2) drives half
 the users of a PostgreSQL run for the coordinator; a coordinator without the token is
-refused in one line on both sides; the agent's clock offset is measured and reported."""
+refused in one line on both sides; the agent's clock offset is measured and reported; an
+agent (or its driver process) killed mid-run is named, the steps it streamed are kept and
+the run is partial (not valid)."""
 
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -13,9 +16,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import psutil
 import pytest
-from o2c_helpers import prepare_users
+from o2c_helpers import agent_process, prepare_users
 
+from dbbench.cli import main
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.o2c.agents import TOKEN_ENV, AgentHandle, measure_clock, parse_address
 from dbbench.reports.o2c.metrics import summarize
@@ -42,25 +47,19 @@ def _free_port() -> int:
 @contextmanager
 def _agent(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """An agent listening on 127.0.0.2 (its URL and its log), stopped at the end."""
+    with _agent_process(tmp_path) as (url, log, _):
+        yield url, log
+
+
+@contextmanager
+def _agent_process(tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Popen[str]]]:
     port = _free_port()
     log = tmp_path / f"agent-{port}.log"
     cmd = [sys.executable, "-m", "dbbench", "o2c", "agent", "--listen", f"{AGENT_HOST}:{port}",
            "--token", TOKEN]  # fmt: skip
-    with log.open("w") as out:
-        proc = subprocess.Popen(cmd, env=_env(None), stdout=out, stderr=out, text=True)
-    try:
-        deadline = time.monotonic() + 60
-        while "listening" not in log.read_text() and time.monotonic() < deadline:
-            assert proc.poll() is None, log.read_text()
-            time.sleep(0.1)
-        yield f"o2c://{AGENT_HOST}:{port}", log
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+    env = {**_env(None), "TMPDIR": str(tmp_path)}  # its journal folder under the test's
+    with agent_process(cmd, log, env) as proc:
+        yield f"o2c://{AGENT_HOST}:{port}", log, proc
 
 
 def test_addresses_are_checked() -> None:
@@ -92,7 +91,7 @@ def test_a_wrong_token_is_refused_and_the_clock_is_measured(tmp_path: Path) -> N
 @pytest.mark.postgresql
 @pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
 def test_an_agent_on_a_second_loopback_address_drives_half_the_users(
-    tpch_url: str, tmp_path: Path
+    tpch_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     prepare_users(tpch_url, 12)
     out = tmp_path / "run.json"
@@ -115,8 +114,79 @@ def test_an_agent_on_a_second_loopback_address_drives_half_the_users(
     assert len(odd) > 0.3 * len(probe.steps.user)
     s = summarize(probe, 1.0)
     assert s.steps > 0 and s.step_mix and not s.reasons, s.reasons
-    text = subprocess.run(
-        [sys.executable, "-m", "dbbench", "report", str(out)], env=_env(), capture_output=True,
-        text=True,
-    ).stdout  # fmt: skip
+    assert main(["report", str(out)]) == 0  # in-process: only its text is checked
+    text = capsys.readouterr().out
     assert "driver agent" in text and "clock offset" in text
+
+
+def _drivers(pid: int) -> list[psutil.Process]:
+    kids = psutil.Process(pid).children()
+    return [k for k in kids if "resource_tracker" not in " ".join(k.cmdline())]
+
+
+def _driving(
+    db: str, agent: str, out: Path, log: Path, steady: float
+) -> tuple[subprocess.Popen[bytes], Path]:
+    """An 8-user run with ``agent`` driving half, once the coordinator's copy of the steps
+    the agent streams (returned with the run) holds a few dozen."""
+    args = [sys.executable, "-m", "dbbench", "o2c", "run", "-e", db, "-u", "8", "--think",
+            "0.2", "--rampup", "1", "--steady", f"{steady:g}", "-w", "2", "--progress", "600",
+            "--driver-agent", agent, "-o", str(out)]  # fmt: skip
+    run = subprocess.Popen(args, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    received = out.with_name(f"{out.name}.steps.csv.2")  # the coordinator's copy
+    deadline = time.monotonic() + 90
+    while not (received.is_file() and received.stat().st_size > 1500):
+        assert run.poll() is None and time.monotonic() < deadline, log.read_text()
+        time.sleep(0.2)
+    return run, received
+
+
+@pytest.mark.postgresql
+@pytest.mark.parametrize("victim", ["agent", "its driver process"])
+@pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
+def test_a_lost_agent_is_named_and_the_steps_it_sent_are_kept(
+    tpch_url: str, tmp_path: Path, victim: str
+) -> None:
+    prepare_users(tpch_url, 8)
+    out = tmp_path / "run.json"
+    with _agent_process(tmp_path) as (url, log, agent):
+        run, received = _driving(tpch_url, url, out, log, steady=8)
+        (driver,) = _drivers(agent.pid)
+        (driver if victim == "its driver process" else agent).kill()
+        sent = len(received.read_text().splitlines())  # streamed before the kill
+        _, err = run.communicate(timeout=120)
+        if victim == "agent":  # its driver process ends with it: no load for nobody
+            psutil.wait_procs([driver], timeout=10)
+            assert not driver.is_running()
+    (probe,) = O2CResult.read(out).probes
+    assert probe.status == "partial", err
+    (lost,) = [e for e in probe.errors if "was lost" in e]
+    assert lost.startswith(f"driver process 2 of 2 was lost: agent {url[6:]}: ")
+    if victim != "agent":
+        assert "its driver process exited with code" in lost
+    users = probe.steps.user
+    assert sum(1 for u in users if u % 2) >= sent > 0  # every step it sent is kept
+    assert any(u % 2 == 0 for u in users)  # and the local half's
+    assert "the run is partial" in summarize(probe, 1.0).reasons
+
+
+@pytest.mark.postgresql
+@pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
+def test_sigterm_to_the_coordinator_stops_the_agent_and_keeps_its_steps(
+    tpch_url: str, tmp_path: Path
+) -> None:
+    prepare_users(tpch_url, 8)
+    out = tmp_path / "run.json"
+    with _agent_process(tmp_path) as (url, log, _agent):
+        run, _ = _driving(tpch_url, url, out, log, steady=60)
+        started = time.monotonic()
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=60)
+        assert time.monotonic() - started < 30  # stopped, not the 60-s window
+        assert "driver process 2: probe sent" in log.read_text()  # the agent handed it back
+    (probe,) = O2CResult.read(out).probes
+    assert probe.status == "partial", err
+    assert any(e.startswith("interrupted") for e in probe.errors), probe.errors
+    assert not [e for e in probe.errors if "was lost" in e], probe.errors
+    users = set(probe.steps.user)
+    assert users & {1, 3, 5, 7} and users & {0, 2, 4, 6}  # the agent's half and the local

@@ -406,7 +406,7 @@ def test_chart_axes_have_round_ticks_and_labels_inside() -> None:
     users and limit labels end inside the chart, and the search chart draws p90/p99."""
     import math
 
-    from dbbench.reports.o2c.charts import R, W, search_svg, x_ticks
+    from dbbench.reports.o2c.charts import O2C_PLOT, search_svg, x_ticks
 
     for xmax in (34.1, 170.5, 1234.0, 0.37):
         ticks = x_ticks(xmax)
@@ -418,7 +418,7 @@ def test_chart_axes_have_round_ticks_and_labels_inside() -> None:
     probe = _loop_probe()
     html = o2c_family.render(_result_of([probe]), "html")
     for label in re.findall(r'<text x="([\d.]+)"[^>]*>([^<]*(?:users|limit))</text>', html):
-        assert float(label[0]) <= W - R, label
+        assert float(label[0]) <= O2C_PLOT.area[1], label  # the right edge
     svg = search_svg([(10, 0.2, True), (20, 0.5, False)], 1.0, [0.3, 0.8], [0.4, 0.9])
     assert ">p90</text>" in svg and ">p99</text>" in svg
     assert re.findall(r'text-anchor="middle" font-size="10">([\d,.]+)</text>', svg) == [

@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -19,14 +20,19 @@ import psutil
 import pytest
 from o2c_helpers import prepare_users
 
+from dbbench.cli import main
 from dbbench.drivers.errors import DriversError
+from dbbench.drivers.o2c import setup
+from dbbench.drivers.o2c.config import RunConfig
 from dbbench.drivers.o2c.processes import (
     AUTO_BUSY,
     DRIVER_CPU_PER_STEP,
+    Beside,
     Part,
     auto_processes,
     merge,
     require_shareable,
+    run_processes,
     shares,
 )
 from dbbench.drivers.registry import open_engine
@@ -141,7 +147,9 @@ def _law(probe: O2CProbe) -> float:
 
 @pytest.mark.postgresql
 @pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
-def test_two_driver_processes_match_one(tpch_url: str, tmp_path: Path) -> None:
+def test_two_driver_processes_match_one(
+    tpch_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     prepare_users(tpch_url, 20)
     common = ["-e", tpch_url, "-u", "20", "--think", "0.3", "--steady", "6",
               "-w", "4", "--progress", "600"]  # fmt: skip
@@ -165,11 +173,8 @@ def test_two_driver_processes_match_one(tpch_url: str, tmp_path: Path) -> None:
     assert _law(one) == pytest.approx(1.0, abs=0.1)
     assert _law(two) == pytest.approx(1.0, abs=0.1)
     assert not [w for w in s2.warnings if "mix" in w or "law" in w]
-    text = subprocess.run(
-        [sys.executable, "-m", "dbbench", "report", str(tmp_path / "run2.json")],
-        env={**os.environ, "PYTHONPATH": os.getcwd()}, capture_output=True, text=True,
-    ).stdout  # fmt: skip
-    assert "driven by 2 driver processes" in text
+    assert main(["report", str(tmp_path / "run2.json")]) == 0  # in-process: only its text
+    assert "driven by 2 driver processes" in capsys.readouterr().out
 
 
 def _drivers(pid: int) -> list[psutil.Process]:
@@ -249,7 +254,9 @@ def test_auto_sizes_from_the_offered_load(tmp_path: Path, pg_base_url: str) -> N
 
 @pytest.mark.postgresql
 @pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
-def test_auto_driver_processes_are_reported(tpch_url: str, tmp_path: Path) -> None:
+def test_auto_driver_processes_are_reported(
+    tpch_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     prepare_users(tpch_url, 12)
     out = tmp_path / "auto.json"
     proc = _cli(["-e", tpch_url, "-u", "12", "--think", "0.3", "--steady", "3", "-w", "4",
@@ -264,11 +271,43 @@ def test_auto_driver_processes_are_reported(tpch_url: str, tmp_path: Path) -> No
         engine.close()
     assert probe.driver_processes == want and probe.driver_processes_chosen.startswith("auto: ")
     assert len(probe.driver_cpu_by_process) == want  # how busy each was
-    text = subprocess.run(
-        [sys.executable, "-m", "dbbench", "report", str(out)],
-        env={**os.environ, "PYTHONPATH": os.getcwd()}, capture_output=True, text=True,
-    ).stdout  # fmt: skip
+    assert main(["report", str(out)]) == 0
+    text = capsys.readouterr().out
     assert f"driven by {want} driver process" in text and "dialog steps/s offered" in text
     bad = _cli(["-e", tpch_url, "-u", "12", "--driver-processes", "many", "-o", str(out)])
     _, err = bad.communicate(timeout=60)
     assert bad.returncode != 0 and "a number of processes (1 or more) or 'auto'" in err
+
+
+@pytest.mark.postgresql
+@pytest.mark.parametrize("tpch_url", ["postgresql"], indirect=True)
+def test_a_workload_beside_hears_the_invoices_and_halts_every_process(tpch_url: str) -> None:
+    """``Beside`` (``mixed`` with driver processes): each process's acknowledged invoices
+    reach the coordinator on its monotonic clock; a halt stops both processes at once, the
+    run ``failed`` with the reason once and unprefixed (the whole run's, not a process's)."""
+    prepare_users(tpch_url, 4)
+    heard: list[tuple[int, float]] = []
+    beside = Beside(lambda key, at: heard.append((key, at)), step=LOOP)
+    reason = "the query streams stopped: a test's halt"
+
+    def halt_when_heard() -> None:
+        deadline = time.monotonic() + 60
+        while len(heard) < 4 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        beside.halt(reason)
+
+    engine = open_engine(tpch_url)
+    try:
+        cfg = RunConfig(users=4, think=0.02, rampup=0.2, steady=60, work_processes=2,
+                        progress_interval=600)  # fmt: skip
+        threading.Thread(target=halt_when_heard, daemon=True).start()
+        started = time.monotonic()
+        probe = run_processes(engine, [tpch_url], setup.require_prepared(engine), cfg, 2,
+                              None, beside)  # fmt: skip
+    finally:
+        engine.close()
+    assert time.monotonic() - started < 50  # halted, not the 60-s window
+    assert len(heard) >= 4 and all(started < at < time.monotonic() for _, at in heard)
+    assert probe.status == "failed" and probe.errors.count(reason) == 1, probe.errors
+    invoiced = {key for key, _ in heard}
+    assert len(invoiced) >= 2  # orders of more than one user (each user bills its own)
