@@ -531,13 +531,15 @@ def test_a_load_beside_tables_dbbench_did_not_create_is_refused(
 @pytest.fixture()
 def scratch_maria(mariadb_base_url: str) -> Iterator[str]:
     """A database of this test's own on the shared MariaDB server; dropped after."""
-    import pymysql
-    from conftest import MARIADB_HOST, MARIADB_PORT
+    from urllib.parse import urlsplit
 
-    if MARIADB_PORT != 3306:
+    import pymysql
+
+    server = urlsplit(mariadb_base_url)
+    if server.port != 3306:
         pytest.skip("a URL with no host reaches port 3306: the test server is elsewhere")
     name = f"dbbench_rel39_{os.getpid()}"
-    conn = pymysql.connect(host=MARIADB_HOST, port=MARIADB_PORT, user="root", autocommit=True)
+    conn = pymysql.connect(host=server.hostname, port=server.port, user="root", autocommit=True)
     try:
         conn.cursor().execute(f"DROP DATABASE IF EXISTS {name}")
         conn.cursor().execute(f"CREATE DATABASE {name}")
