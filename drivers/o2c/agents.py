@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from dbbench.drivers.errors import DriversError
+from dbbench.reports import safeio
 from dbbench.reports.o2c.model import O2CSteps, journal_steps
 
 #: Round trips of the clock measurement (the shortest one is kept).
@@ -147,7 +148,7 @@ class AgentHandle:
     def _keep(self, chunk: str) -> None:
         self.received.extend(chunk.splitlines())
         if self.journal is not None:
-            with self.journal.open("a", encoding="utf-8") as f:
+            with safeio.open_append(self.journal) as f:
                 f.write(chunk)
 
     def steps_so_far(self) -> O2CSteps:

@@ -224,7 +224,9 @@ def test_two_driver_processes_drive_the_users_beside_the_streams(
 ) -> None:
     """``--driver-processes 2``: the users of both o2c points are driven by two driver
     processes (each user's steps there, merged), the streams and the freshness probe in the
-    command's process see the invoices of both."""
+    command's process see the invoices of both. It prepares the database itself: the tests
+    before it may have cleaned it up (``test_refresh_functions_on`` ends with a cleanup)."""
+    assert main(["o2c", "prepare", "-e", pg[0], "--users", "4"]) == 0
     out = tmp_path / "two"
     code = main(["mixed", "run", "-e", pg[0], "-u", "4", "-S", "1", *FAST, "--steady", "2",
                  "--freshness", "0.1", "--seed", "5", "-w", "2", "--driver-processes", "2",
