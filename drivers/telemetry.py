@@ -313,8 +313,12 @@ class Sampler:
         seconds = new.mono - old.mono
         if seconds <= 0:
             return
-        user, system, iowait, _ = cpu_split(new.cpu, old.cpu)
         cores = [cpu_split(n, o) for n, o in zip(new.cores, old.cores, strict=False)]
+        if cores:  # the machine is its cores' equal-weight average: the split averages to it
+            # (a core's own tick count drifts from its neighbours' by a tick or two)
+            user, system, iowait = (sum(c[k] for c in cores) / len(cores) for k in range(3))
+        else:
+            user, system, iowait, _ = cpu_split(new.cpu, old.cpu)
         d = self.data
         with self._lock:
             d.t.append(round(new.t, 3))
