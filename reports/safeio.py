@@ -139,6 +139,11 @@ def _write_fd(path: Path, fd: int, data: bytes) -> None:
                 stream.flush()
         except (OSError, ValueError):  # not a real file (captured), or closed
             pass
+    _write_all(path, fd, data)
+
+
+def _write_all(path: Path, fd: int, data: bytes) -> None:
+    """Every byte of ``data`` written to ``fd`` (a short write goes on where it stopped)."""
     try:
         view = memoryview(data)
         while view:
@@ -155,12 +160,7 @@ def _stream(path: Path, data: bytes) -> None:
     except OSError as exc:
         raise _failed(path, exc) from None
     try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-    except OSError as exc:
-        raise _failed(path, exc) from None
+        _write_all(path, fd, data)
     finally:
         os.close(fd)
 
