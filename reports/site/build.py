@@ -175,11 +175,11 @@ def build_site(
     Refused with one line, before anything is written, when an input does not exist or no
     input holds anything to read; and, leaving any earlier site as it was, when none of
     what was read is a result: an empty site is never the outcome of a typo."""
-    _check_inputs(inputs)
+    found = _check_inputs(inputs)
     tmp = _prepare(out, force)
     try:
         reuse = _reusable_reports(out) if full_reports else {}
-        outcome = _build(inputs, tmp, full_reports, warn, workers, reuse)
+        outcome = _build(inputs, found, tmp, full_reports, warn, workers, reuse)
         if not outcome.included and not outcome.failed:
             read = len(outcome.refused)
             raise ReportsError(
@@ -199,8 +199,9 @@ def _names(inputs: list[Path]) -> str:
     return shown + (f" and {len(inputs) - 3} more" if len(inputs) > 3 else "")
 
 
-def _check_inputs(inputs: list[Path]) -> None:
-    """Every input exists and together they hold something to read (:func:`build_site`)."""
+def _check_inputs(inputs: list[Path]) -> list[Path]:
+    """Every input exists and together they hold something to read (:func:`build_site`):
+    the paths to read, walked once."""
     if not inputs:
         raise ReportsError("no inputs: name result files or directories")
     paths, missing = candidates(inputs)
@@ -208,6 +209,7 @@ def _check_inputs(inputs: list[Path]) -> None:
         raise ReportsError(f"{missing[0].reason}; nothing written")
     if not paths:
         raise ReportsError(f"no results in {_names(inputs)} (nothing to read); nothing written")
+    return paths
 
 
 def _reusable_reports(out: Path) -> dict[str, str]:
@@ -240,14 +242,14 @@ def _workers(count: int, asked: int | None) -> int:
 
 def _build(
     inputs: list[Path],
+    paths: list[Path],
     site: Path,
     full_reports: bool,
     warn: Callable[[str], None],
     workers: int | None,
     reuse: dict[str, str],
 ) -> Outcome:
-    outcome = Outcome()
-    paths, outcome.refused = candidates(inputs)
+    outcome = Outcome()  # every input exists (_check_inputs): nothing refused yet
     sheets = _cost_sheets(paths)
     (site / "r").mkdir()
     common = Common(str(site), full_reports, reuse)
