@@ -20,8 +20,12 @@ step's own wall as a share of the kept run's, and its CPU seconds against the ke
 own CPU seconds (the process's user + system time, the engine's threads included for an
 embedded engine; a server's CPU is not in it).
 
+``--whole``: each run is the whole benchmark ``dbbench run`` makes (the load test into a
+new database, then two performance runs, the spec's test; DuckDB only), so the shares are
+of what a user waits for, the load included.
+
 Run: ``python benchmarks/answers_overhead.py [--sf 1] [--pairs 2] [--plans explain|off]
-[--postgres URL] [--no-duckdb] [--duckdb URL] [--reuse-postgres URL]``.
+[--postgres URL] [--no-duckdb] [--duckdb URL] [--reuse-postgres URL] [--whole]``.
 """
 
 from __future__ import annotations
@@ -50,20 +54,26 @@ class _TimedBenchmark(Benchmark):
 
 
 def one_run(
-    url: str, sf: float, streams: int, kept: bool, plans: PlanMode, out: Path
+    url: str, sf: float, streams: int, kept: bool, plans: PlanMode, out: Path, whole: bool
 ) -> dict[str, float]:
-    """A power + throughput run on the loaded database: wall, keeping seconds, bytes."""
+    """A power + throughput run on the loaded database (``whole``: the load test and two
+    performance runs, as ``dbbench run``): wall, keeping seconds, bytes."""
+    runs = 2 if whole else 1
     db = open_engine(url)
     try:
         options = RunOptions(
-            sf=sf, streams=streams, runs=1, seed=1, telemetry_interval=None, plans=plans,
+            sf=sf, streams=streams, runs=runs, seed=1, telemetry_interval=None, plans=plans,
             answers=kept,
         )  # fmt: skip
         bench = _TimedBenchmark(db, url, options, out)
 
         def steps(b: Benchmark) -> None:
-            b.require_loaded()
-            b.performance_run(1)
+            if whole:
+                b.load(reload=True)
+            else:
+                b.require_loaded()
+            for number in range(1, runs + 1):
+                b.performance_run(number)
             bench.measured_end = time.perf_counter()
 
         start, cpu = time.perf_counter(), time.process_time()
@@ -76,7 +86,7 @@ def one_run(
         raise SystemExit(f"the run failed: {result.errors[0]}")
     answers = result.answers
     assert answers is not None and answers.kept == kept
-    if kept and len(answers.records) != 22 * (streams + 1):
+    if kept and len(answers.records) != 22 * (streams + 1) * runs:
         raise SystemExit("the kept run did not keep every query's output")
     keep_cpu = keeper.cpu_seconds if keeper is not None else 0.0
     return {
@@ -112,7 +122,7 @@ def postgres_database(base: str) -> Iterator[str]:
 def measure(
     label: str, url: str, args: argparse.Namespace, root: Path, *, loaded: bool = False
 ) -> None:
-    if not loaded:
+    if not loaded and not args.whole:
         db = open_engine(url)
         try:
             options = RunOptions(sf=args.sf, streams=1, runs=1, telemetry_interval=None)
@@ -127,7 +137,10 @@ def measure(
         got: dict[bool, dict[str, float]] = {}
         for kept in order:
             out = root / f"{label}-{pair}-{'kept' if kept else 'off'}"
-            got[kept] = t = one_run(url, args.sf, args.streams, kept, args.plans, out)
+            if args.whole:  # a new database each time
+                for old in root.glob("tpch.duckdb*"):
+                    old.unlink()
+            got[kept] = t = one_run(url, args.sf, args.streams, kept, args.plans, out, args.whole)
             print(
                 f"{label} pair {pair + 1} answers {'kept' if kept else 'off '}: wall "
                 f"{t['wall']:.2f} s (CPU {t['cpu']:.2f} s), keeping {t['keep']:.3f} s "
@@ -140,9 +153,10 @@ def measure(
         shares.append(kept_run["keep"] / kept_run["wall"])
         cpu_shares.append(kept_run["keep_cpu"] / kept_run["cpu"])
     gain = statistics.median(gains)
+    what = "whole benchmarks (load + 2 runs)" if args.whole else "runs"
     print(
-        f"{label} SF {args.sf:g}, plans {args.plans}: keeping adds {_spread(gains)} to a kept "
-        f"run's wall (its tail over the other's; target < {TARGET:.0%}: "
+        f"{label} SF {args.sf:g}, {what}, plans {args.plans}: keeping adds "
+        f"{_spread(gains)} to a kept run's wall (its tail over the other's; target < {TARGET:.0%}: "
         f"{'met' if gain < TARGET else 'NOT met'}); the step itself {_spread(shares)}; "
         f"its CPU {_spread(cpu_shares)} of the run's"
     )
@@ -160,10 +174,15 @@ def main() -> None:
     parser.add_argument(
         "--reuse-postgres", help="a PostgreSQL database loaded before at --sf (not loaded)"
     )
+    parser.add_argument(
+        "--whole", action="store_true", help="each run: load + 2 runs, as dbbench run (DuckDB)"
+    )
     args = parser.parse_args()
+    if args.whole and (args.duckdb or args.reuse_postgres or args.postgres or args.no_duckdb):
+        parser.error("--whole loads a new DuckDB database per run: no database URLs")
     print(
         f"# answers_overhead: SF {args.sf:g}, {args.pairs} pair(s), S = {args.streams}, "
-        f"plans {args.plans}; "
+        f"plans {args.plans}{', whole benchmarks' if args.whole else ''}; "
         f"load average at the start {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores"
     )
     with tempfile.TemporaryDirectory(prefix="dbbench-answers-bench-") as scratch:

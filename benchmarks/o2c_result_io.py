@@ -47,7 +47,9 @@ def synthetic(steps: int, seed: int = 1) -> O2CResult:
         logged_on=12_800, steps=columns,
     )  # fmt: skip
     engine = EngineInfo("postgresql", "postgresql://127.0.0.1/tpch")
-    return O2CResult("search", engine, SystemInfo(), "0", 1.0, 1, 1.0, probes=[probe])
+    return O2CResult(
+        "search", 1.0, 1, 1.0, engine=engine, system=SystemInfo(), kit_version="0", probes=[probe]
+    )
 
 
 def main() -> int:

@@ -255,42 +255,36 @@ def _segment_path(out: OutputFile, token: str, j: int, spool: Path) -> Path:
 # ----------------------------------------------------------------------------- assembling
 
 
-def _append_file(dst: Path, src: str) -> None:
-    """Append ``src`` to ``dst`` inside the kernel where it can (no copy via Python)."""
-    with open(dst, "r+b") as out, open(src, "rb") as inp:
-        out.seek(0, os.SEEK_END)
-        remaining = os.fstat(inp.fileno()).st_size
-        try:
-            while remaining > 0:
-                n = os.copy_file_range(inp.fileno(), out.fileno(), remaining)
-                if n == 0:
-                    break
-                remaining -= n
-        except OSError as exc:
-            if exc.errno not in _NO_KERNEL_COPY:
-                raise
-            # No copy_file_range here (since Linux 5.19 not across filesystems: the spool in
-            # shared memory, the output on disk): both positions are where the kernel left
-            # them, so sendfile goes on from there, still inside the kernel.
-            _send_rest(inp.fileno(), out.fileno(), remaining, inp, out)
-
-
 _NO_KERNEL_COPY = (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP)
 
 
-def _send_rest(src: int, dst: int, remaining: int, inp: Any, out: Any) -> None:
-    """The last ``remaining`` bytes of ``src`` appended to ``dst`` by ``sendfile``, else
-    through user space. Through user space, 1 MiB reads are fresh mappings that the kernel
-    zeroes and a copy more: about a tenth of the parent's CPU for SF1 ``.tbl``."""
-    try:
-        while remaining > 0:
-            n = os.sendfile(dst, src, None, min(remaining, 1 << 30))
-            if n == 0:
+def _append_file(dst: Path, src: str) -> None:
+    """Append ``src`` to ``dst`` inside the kernel where it can (no copy via Python).
+
+    ``copy_file_range`` first; where the kernel has none here (since Linux 5.19 not across
+    filesystems: the spool in shared memory, the output on disk), ``sendfile`` goes on from
+    where it left both positions, still inside the kernel; only where neither works, user
+    space (1 MiB reads are fresh mappings that the kernel zeroes and a copy more: about a
+    tenth of the parent's CPU for SF1 ``.tbl``)."""
+    with open(dst, "r+b") as out, open(src, "rb") as inp:
+        out.seek(0, os.SEEK_END)
+        remaining = os.fstat(inp.fileno()).st_size
+        i, o = inp.fileno(), out.fileno()
+        kernel_copies: tuple[Callable[[int], int], ...] = (
+            lambda n: os.copy_file_range(i, o, n),
+            lambda n: os.sendfile(o, i, None, n),
+        )
+        for copy in kernel_copies:
+            try:
+                while remaining > 0:
+                    n = copy(min(remaining, 1 << 30))
+                    if n == 0:
+                        return
+                    remaining -= n
                 return
-            remaining -= n
-    except OSError as exc:
-        if exc.errno not in _NO_KERNEL_COPY:
-            raise
+            except OSError as exc:
+                if exc.errno not in _NO_KERNEL_COPY:
+                    raise
         shutil.copyfileobj(inp, out, 1 << 20)
 
 

@@ -78,24 +78,25 @@ def _refusal(path: Path, mode: int) -> str | None:
     return f"it is {file_kind(mode)}"
 
 
-def _lstat_mode(path: Path) -> int | None:
+def _writable_mode(path: Path, verb: str = "replace") -> int | None:
+    """``path``'s ``lstat`` mode (None: no such path); :class:`OutputError` ("refusing to
+    VERB PATH: why") when it is something :func:`write_bytes` refuses."""
     try:
-        return path.lstat().st_mode
+        mode = path.lstat().st_mode
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise _failed(path, exc) from None
+    why = _refusal(path, mode)
+    if why is not None:
+        raise OutputError(f"refusing to {verb} {path}: {why}")
+    return mode
 
 
 def check_target(path: Path) -> None:
     """Raise :class:`OutputError` when ``path`` is something :func:`write_bytes` refuses."""
-    if standard_stream(path) is not None:
-        return
-    mode = _lstat_mode(path)
-    if mode is not None:
-        why = _refusal(path, mode)
-        if why is not None:
-            raise OutputError(f"refusing to replace {path}: {why}")
+    if standard_stream(path) is None:
+        _writable_mode(path)
 
 
 def write_bytes(path: Path, data: bytes) -> None:
@@ -106,14 +107,10 @@ def write_bytes(path: Path, data: bytes) -> None:
     if fd is not None:
         _write_fd(path, fd, data)
         return
-    mode = _lstat_mode(path)
-    if mode is not None:
-        why = _refusal(path, mode)
-        if why is not None:
-            raise OutputError(f"refusing to replace {path}: {why}")
-        if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
-            _stream(path, data)
-            return
+    mode = _writable_mode(path)
+    if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+        _stream(path, data)
+        return
     _atomic(path, data)
 
 
@@ -195,9 +192,7 @@ def open_append(path: Path, buffering: int = -1) -> TextIO:
     try:
         fd = os.open(path, flags, 0o666)
     except OSError as exc:
-        mode = _lstat_mode(path)
-        if mode is not None and (why := _refusal(path, mode)) is not None:
-            raise OutputError(f"refusing to append to {path}: {why}") from None
+        _writable_mode(path, "append to")
         raise _failed(path, exc) from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)

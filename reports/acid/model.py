@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from dbbench.reports.model import EngineInfo, ResultEnvelope, ResultStatus, SystemInfo
+from dbbench.reports.model import ResultEnvelope, ResultStatus
 
 ACID_SCHEMA_NAME = "dbbench-acid-result"
 ACID_SCHEMA_VERSION = 1
@@ -56,14 +56,9 @@ class AcidResult(
 ):
     """The ACID tests of one engine and configuration."""
 
-    engine: EngineInfo
-    system: SystemInfo
-    kit_version: str
     scale_factor: float
-    schema: str = ACID_SCHEMA_NAME
-    schema_version: int = ACID_SCHEMA_VERSION
-    created: float = 0.0
-    status: ResultStatus = "failed"
+    #: failed until the tests have run
+    status: ResultStatus = field(default="failed", kw_only=True)
     #: run on the qualification database (:data:`QUALIFICATION_SF`); smaller: a development check
     qualification: bool = False
     streams: int = 0
@@ -76,8 +71,6 @@ class AcidResult(
     skipped: dict[str, str] = field(default_factory=dict)
     #: the engine cannot run the tests (no transactions): the reason, in one line
     not_supported: str = ""
-    errors: list[str] = field(default_factory=list)
-    config: dict[str, Any] = field(default_factory=dict)
 
     def passed_tests(self) -> list[str]:
         return [c.name for c in self.checks if c.verdict == "passed"]

@@ -8,7 +8,7 @@ from typing import (
     Literal,
 )
 
-from dbbench.reports.model import EngineInfo, ResultEnvelope, ResultStatus, SystemInfo
+from dbbench.reports.model import ResultEnvelope, ResultStatus
 from dbbench.reports.tpch.model import BenchmarkResult
 
 # --- HammerDB results (issue 11) -----------------------------------------------------------
@@ -72,17 +72,12 @@ class HammerDBResult(
     benchmark: HammerDBBenchmark
     jobid: str
     database: str  # HammerDB's name of the database: PostgreSQL, MariaDB, MySQL, ...
-    engine: EngineInfo
-    system: SystemInfo
-    kit_version: str
     hammerdb_version: str = ""
-    schema: str = HAMMERDB_SCHEMA_NAME
-    schema_version: int = HAMMERDB_SCHEMA_VERSION
-    created: float = 0.0
     timestamp: str = ""  # HammerDB's job timestamp
-    status: ResultStatus = "failed"  # a job is complete or failed (never partial)
+    #: a job is complete or failed (never partial)
+    status: ResultStatus = field(default="failed", kw_only=True)
     source: str = "run"  # run | hammer.DB | job-report
-    config: dict[str, Any] = field(default_factory=dict)  # warehouses, virtual_users, ...
+    # config (the envelope's): warehouses, virtual_users, ...
     settings: dict[str, dict[str, str]] = field(default_factory=dict)  # HammerDB's dict
     build: dict[str, Any] = field(default_factory=dict)  # jobid, seconds of the schema build
     nopm: float | None = None
@@ -95,7 +90,6 @@ class HammerDBResult(
     query_sets: int | None = None
     geomean_seconds: float | None = None
     total_query_seconds: float | None = None
-    errors: list[str] = field(default_factory=list)
 
 
 AnyResult = BenchmarkResult | HammerDBResult

@@ -13,7 +13,7 @@ seed ``seed0 + s + k * S``), so every set has its own parameters and Q15 view na
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from dbbench.reports.model import ResultStatus, combined_status
 from dbbench.reports.o2c.model import O2CProbe, UsersResult
@@ -108,9 +108,7 @@ class MixedResult(
 
     kind: Literal["run", "frontier"]
     points: list[MixedPoint] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    config: dict[str, Any] = field(default_factory=dict)
-    status: ResultStatus = "partial"  # derived from the points whenever written
+    # status (the envelope's): derived from the points whenever written (:func:`mixed_status`)
 
     def parts_status(self) -> ResultStatus:
         return mixed_status(self.points)

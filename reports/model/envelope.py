@@ -97,15 +97,16 @@ class EngineInfo:
     storage_bytes: int | None = None
 
 
+@dataclass(kw_only=True)
 class ResultEnvelope:
     """What every result family shares: the envelope around the family's own payload.
 
     The envelope's fields (:data:`ENVELOPE_FIELDS`: the schema name and version, the kit's
     version, the engine and the system, when it was created, its :data:`ResultStatus`, the
-    errors and the configuration) are declared by each family's dataclass in its own place in
-    the file (so existing files and constructors are unchanged; a test checks every family
-    declares them with these types); the families of o2c users (o2c, mixed), whose files
-    begin alike, declare their common head once (:class:`UsersResult`). This base gives
+    errors and the configuration) are declared here once, keyword-only, so they head every
+    family's file and a family's dataclass declares only its own payload after them (a
+    family whose status starts otherwise than ``partial`` says so in its own ``status``
+    field). This base gives
     every family the one implementation of writing (atomically, through
     :mod:`reports.safeio`), reading (once, with one-line errors for damage: not JSON, not
     UTF-8, nested too deeply, ``NaN``/``Infinity`` or numbers beyond :data:`MAX_MAGNITUDE`)
@@ -138,15 +139,19 @@ class ResultEnvelope:
         if title is not None:
             cls.TITLE = title
 
-    schema: str
-    schema_version: int
+    schema: str = ""  # the family's SCHEMA_NAME, filled in when constructed
+    schema_version: int = 0  # likewise its SCHEMA_VERSION (a file read is upgraded to it)
     kit_version: str
     engine: EngineInfo
     system: SystemInfo
-    created: float
-    status: ResultStatus
-    errors: list[str]
-    config: dict[str, Any]
+    created: float = 0.0
+    status: ResultStatus = "partial"
+    errors: list[str] = field(default_factory=list)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.schema = self.schema or self.SCHEMA_NAME
+        self.schema_version = self.schema_version or self.SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
         return plain(self)  # type: ignore[no-any-return]

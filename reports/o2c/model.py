@@ -16,10 +16,8 @@ from typing import (
 
 from dbbench.reports.model import (
     MAX_MAGNITUDE,
-    EngineInfo,
     ResultEnvelope,
     ResultStatus,
-    SystemInfo,
     combined_status,
     read_json,
 )
@@ -173,19 +171,9 @@ class UsersResult(ResultEnvelope):
     COMPACT: ClassVar[bool] = True
 
     kind: str
-    engine: EngineInfo
-    system: SystemInfo
-    kit_version: str
     scale_factor: float
     seed: int
     rt_limit: float
-    schema: str = ""  # the family's SCHEMA_NAME, filled in when constructed
-    schema_version: int = 0  # likewise its SCHEMA_VERSION (a file read is upgraded to it)
-    created: float = 0.0
-
-    def __post_init__(self) -> None:
-        self.schema = self.schema or self.SCHEMA_NAME
-        self.schema_version = self.schema_version or self.SCHEMA_VERSION
 
     def parts_status(self) -> ResultStatus:
         """The status the parts make (each family says which its parts are)."""
@@ -236,10 +224,7 @@ class O2CResult(
 
     kind: Literal["run", "search", "scale", "nodes"]
     probes: list[O2CProbe] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    config: dict[str, Any] = field(default_factory=dict)
-    #: derived from the probes whenever the result is written (:func:`o2c_status`)
-    status: ResultStatus = "partial"
+    # status (the envelope's): derived from the probes whenever written (:func:`o2c_status`)
     #: the file beside the JSON holding the steps (version 3; None: inline in each probe)
     steps_file: O2CStepsFile | None = None
 

@@ -20,7 +20,7 @@ from typing import (
     get_args,
 )
 
-from dbbench.reports.model import EngineInfo, ResultEnvelope, ResultStatus, SystemInfo
+from dbbench.reports.model import ResultEnvelope
 
 SCHEMA_VERSION = 4
 SCHEMA_NAME = "dbbench-result"
@@ -335,19 +335,10 @@ class BenchmarkResult(
 
     scale_factor: float
     streams: int
-    engine: EngineInfo
-    system: SystemInfo
-    kit_version: str
     query_version: str = "2.17.3"
-    schema: str = SCHEMA_NAME
-    schema_version: int = SCHEMA_VERSION
-    created: float = 0.0
-    status: ResultStatus = "partial"
     load: LoadResult | None = None
     runs: list[RunResult] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
     compliance: Compliance = field(default_factory=not_evaluated)
-    config: dict[str, Any] = field(default_factory=dict)
     telemetry: Telemetry | None = None  # resource samples (issue 14); None: not sampled
     plans: Plans | None = None  # query plans (issue 23); None: not captured (--plans off)
     passes: Passes | None = None  # a study's cold and hot passes; None: none asked for

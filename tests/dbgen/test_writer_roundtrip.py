@@ -191,3 +191,31 @@ def test_file_names_per_format(tmp_path: Path) -> None:
     assert names(tables=("customer",), fmt="csv") == ["customer.csv"]
     assert names(updates=1) == ["orders.tbl.u1", "lineitem.tbl.u1", "delete.1"]
     assert names(updates=1, fmt="csv") == ["orders.u1.csv", "lineitem.u1.csv", "delete.1.csv"]
+
+
+@pytest.mark.parametrize(
+    "refused",
+    [(), ("copy_file_range",), ("copy_file_range", "sendfile")],
+    ids=["copy_file_range", "sendfile", "user-space"],
+)
+def test_a_segment_is_appended_whole_by_each_way_of_copying(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused: tuple[str, ...]
+) -> None:
+    """Assembling appends a segment to its file by ``copy_file_range``, else ``sendfile``
+    (across filesystems), else through user space: each way leaves the same bytes."""
+    import errno
+    import os
+
+    from dbbench.dbgen import writer
+
+    def no_kernel_copy(*args: object) -> int:
+        raise OSError(errno.EXDEV, "not across filesystems")
+
+    for name in refused:
+        monkeypatch.setattr(os, name, no_kernel_copy)
+    head, body = b"first|segment|\n" * 3, bytes(range(256)) * 5000
+    dst, src = tmp_path / "lineitem.tbl", tmp_path / "seg"
+    dst.write_bytes(head)
+    src.write_bytes(body)
+    writer._append_file(dst, str(src))
+    assert dst.read_bytes() == head + body

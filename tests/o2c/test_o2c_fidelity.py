@@ -139,8 +139,8 @@ def _result(probe: O2CProbe) -> object:
     from dbbench.reports.model import EngineInfo, SystemInfo
     from dbbench.reports.o2c.model import O2CResult
 
-    return O2CResult("run", EngineInfo("duckdb", "duckdb:///x"), SystemInfo(), "0", 0.01, 1,
-                     1.0, probes=[probe])  # fmt: skip
+    return O2CResult("run", 0.01, 1, 1.0, engine=EngineInfo("duckdb", "duckdb:///x"),
+                     system=SystemInfo(), kit_version="0", probes=[probe])  # fmt: skip
 
 
 @pytest.mark.parametrize("tpch_url", ["duckdb"], indirect=True)
@@ -376,8 +376,8 @@ def test_repeated_runs_give_a_mean_and_95_percent_interval() -> None:
 def _result_of(probes: list[O2CProbe]) -> O2CResult:
     from dbbench.reports.model import EngineInfo, SystemInfo
 
-    return O2CResult("run", EngineInfo("duckdb", "duckdb:///x"), SystemInfo(), "0", 0.01, 1,
-                     1.0, probes=probes)  # fmt: skip
+    return O2CResult("run", 0.01, 1, 1.0, engine=EngineInfo("duckdb", "duckdb:///x"),
+                     system=SystemInfo(), kit_version="0", probes=probes)  # fmt: skip
 
 
 @pytest.mark.parametrize("tpch_url", ["duckdb"], indirect=True)

@@ -154,8 +154,8 @@ def test_a_failed_confirmation_rules_its_count_out() -> None:
     from dbbench.reports.o2c.model import O2CResult
 
     def result(*probes: O2CProbe) -> O2CResult:
-        return O2CResult("search", EngineInfo("duckdb", "duckdb:///x"), SystemInfo(), "0", 0.01,
-                         1, 1.0, probes=list(probes))  # fmt: skip
+        return O2CResult("search", 0.01, 1, 1.0, engine=EngineInfo("duckdb", "duckdb:///x"),
+                     system=SystemInfo(), kit_version="0", probes=list(probes))  # fmt: skip
 
     five = replace(_probe(0.25), users=5)
     ten = _probe(0.25)
@@ -205,8 +205,8 @@ def test_a_worse_wider_pool_leaves_the_count_to_the_narrower_pool_in_the_report(
     from dbbench.reports.o2c.model import O2CResult
 
     def result(*probes: O2CProbe) -> O2CResult:
-        return O2CResult("search", EngineInfo("duckdb", "duckdb:///x"), SystemInfo(), "0", 0.01,
-                         1, 1.0, probes=list(probes))  # fmt: skip
+        return O2CResult("search", 0.01, 1, 1.0, engine=EngineInfo("duckdb", "duckdb:///x"),
+                     system=SystemInfo(), kit_version="0", probes=list(probes))  # fmt: skip
 
     five = replace(_probe(0.2), users=5)
     narrow = _probe(0.25)

@@ -48,7 +48,16 @@ def _probe(steps: int, seed: int, start: float = 0.0, micros: bool = True) -> O2
 
 def _result(*probes: O2CProbe) -> O2CResult:
     engine = EngineInfo("postgresql", "postgresql://127.0.0.1/tpch")
-    return O2CResult("search", engine, SystemInfo(), "0", 0.01, 1, 1.0, probes=list(probes))
+    return O2CResult(
+        "search",
+        0.01,
+        1,
+        1.0,
+        engine=engine,
+        system=SystemInfo(),
+        kit_version="0",
+        probes=list(probes),
+    )
 
 
 def _steps_file(folder: Path) -> Path:

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from dbbench.reports import escape
 from dbbench.reports.family import Checked, CompareContext, Family, Problem, RenderOptions
-from dbbench.reports.model import EngineInfo, ResultEnvelope, ResultStatus, SystemInfo
+from dbbench.reports.model import ResultEnvelope, ResultStatus
 
 TOY_SCHEMA = "dbbench-toy-result"
 
@@ -25,17 +25,9 @@ class ToyResult(ResultEnvelope):
     SCHEMA_VERSION: ClassVar[int] = 2
     TITLE: ClassVar[str] = "dbbench toy result"
 
-    engine: EngineInfo
-    system: SystemInfo
-    kit_version: str
     target: int
     seconds: float
-    schema: str = TOY_SCHEMA
-    schema_version: int = 2
-    created: float = 0.0
-    status: ResultStatus = "complete"
-    errors: list[str] = field(default_factory=list)
-    config: dict[str, Any] = field(default_factory=dict)
+    status: ResultStatus = field(default="complete", kw_only=True)
 
     @classmethod
     def upgrade_data(cls, data: dict[str, Any]) -> dict[str, Any]:
