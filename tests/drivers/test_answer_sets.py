@@ -1,6 +1,6 @@
 """``dbbench answers make``: an answer set made by two engines that agree, read by
 ``dbbench validate --answers``; an edited value is named by query, row and column; the
-shipped SF 10 set checked on DuckDB (nightly)."""
+shipped SF 10 and SF 30 sets checked on DuckDB (nightly)."""
 
 from __future__ import annotations
 
@@ -135,16 +135,34 @@ def test_the_shipped_sf10_set_reads_and_names_its_engines() -> None:
     assert [e["engine"] for e in manifest["engines"]] == ["DuckDB", "ClickHouse (chDB)"]
 
 
+def test_the_shipped_sf30_set_reads_and_scales_from_sf10() -> None:
+    """The SF 30 set: every query's columns as at SF 1, the row counts the spec fixes
+    (Q1's 4 flags, the LIMIT queries' 100 rows, Q16's groups as at SF 10), and a sum that
+    grows with the data (Q6's revenue about 3 times SF 10's), made by two named engines."""
+    assert shipped_scale_factors() == [1.0, 10.0, 30.0]
+    rows = {q: load_answers(q, 30.0)[1] for q in range(1, 23)}
+    assert all(load_answers(q, 30.0)[0] == load_answers(q)[0] for q in range(1, 23))
+    assert len(rows[1]) == 4 and len(rows[2]) == len(rows[18]) == len(rows[21]) == 100
+    assert len(rows[16]) == len(load_answers(16, 10.0)[1]) == 27840
+    ratio = float(rows[6][0][0]) / float(load_answers(6, 10.0)[1][0][0])
+    assert 2.9 < ratio < 3.1, ratio
+    shipped = Path(__file__).parents[2] / "queries" / "answers" / "sf30"
+    manifest = json.loads((shipped / MANIFEST).read_text())
+    assert manifest["scale_factor"] == 30.0
+    assert [e["engine"] for e in manifest["engines"]] == ["DuckDB", "ClickHouse (chDB)"]
+
+
 @pytest.mark.nightly
 @pytest.mark.timeout(7200)
-def test_validate_duckdb_sf10_against_the_shipped_set(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("sf", ["10", "30"])
+def test_validate_duckdb_against_the_shipped_set(
+    sf: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``dbbench validate -e duckdb -s 10`` by value against the shipped SF 10 set (a load
-    of SF 10 takes minutes): runs only with DBBENCH_NIGHTLY=1."""
+    """``dbbench validate -e duckdb -s 10`` (and ``-s 30``) by value against the shipped
+    set (a load takes minutes): runs only with DBBENCH_NIGHTLY=1."""
     if os.environ.get("DBBENCH_NIGHTLY", "") in ("", "0"):
-        pytest.skip("an SF 10 load takes minutes: set DBBENCH_NIGHTLY=1")
-    assert 10.0 in shipped_scale_factors()
-    db = tmp_path / "sf10.duckdb"
-    assert main(["validate", "-e", f"duckdb:///{db}", "-s", "10"]) == 0
+        pytest.skip("an SF 10 or 30 load takes minutes: set DBBENCH_NIGHTLY=1")
+    assert float(sf) in shipped_scale_factors()
+    db = tmp_path / f"sf{sf}.duckdb"
+    assert main(["validate", "-e", f"duckdb:///{db}", "-s", sf]) == 0
     assert "all 22 queries pass" in capsys.readouterr().out
