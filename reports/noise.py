@@ -8,7 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from dbbench.reports.document import Document, Paragraph, Table
-from dbbench.reports.model.hostnoise import OTHER_CPU_LIMIT, STEAL_LIMIT, HostNoise, recorded
+from dbbench.reports.model.hostnoise import (
+    OTHER_CPU_LIMIT,
+    OTHER_LOAD_LIMIT,
+    STEAL_LIMIT,
+    HostNoise,
+    recorded,
+)
 
 HEADER = ["phase", "seconds", "load avg. max", "host CPU %", "kit %", "engine %", "other %",
           "steal %"]  # fmt: skip
@@ -59,9 +65,10 @@ def add_noise(doc: Document, config: Any) -> None:
         Paragraph(
             f"Per phase, % of all {cores}: the host's busy CPU, dbbench's (its process and "
             f"children), the engine's ({noise.engine or 'not said'}), other processes' and the "
-            f"CPU a hypervisor stole; busy: a load average above the CPU count, over "
-            f"{OTHER_CPU_LIMIT:g} % other or over {STEAL_LIMIT:g} % stolen."
-            + (f" {noise.note}." if noise.note else "")
+            f"CPU a hypervisor stole; busy: over {OTHER_CPU_LIMIT:g} % other, over "
+            f"{STEAL_LIMIT:g} % stolen, or a load average above the CPU count with over "
+            f"{OTHER_LOAD_LIMIT:g} % other (or other not measured): the run's own threads "
+            "count in the load average too." + (f" {noise.note}." if noise.note else "")
         ),
         Table(HEADER, rows(noise), frozenset(range(1, len(HEADER)))),
     )

@@ -206,9 +206,10 @@ def host_noise(summary: TelemetrySummary, embedded: bool) -> HostNoise:
 
 def busy_host(summary: TelemetrySummary, embedded: bool) -> list[str]:
     """One sentence per phase whose host was busy with other work, by the one judge of every
-    family (:meth:`reports.model.hostnoise.HostNoise.busy`): a load average above the CPU
-    count, hypervisor steal, or (an embedded engine) CPU that neither dbbench nor its engine
-    used; a server engine's CPU is not attributable, and the report says so."""
+    family (:meth:`reports.model.hostnoise.HostNoise.busy`): hypervisor steal, (an embedded
+    engine) CPU that neither dbbench nor its engine used, or a load average above the CPU
+    count beside such CPU (a server engine: the load average alone, as its CPU is not
+    attributable, and the report says so)."""
     return host_noise(summary, embedded).busy()
 
 

@@ -96,3 +96,24 @@ def test_a_busy_host_is_said_in_compare_too(
         out = capsys.readouterr().out
         assert "host busy during 20 users: load average 9.0" in out, fmt
         assert out.count("load average 9.0") == 1, fmt  # the busy one only, once
+
+
+def test_a_load_average_of_the_runs_own_threads_is_not_a_busy_host() -> None:
+    """An o2c search on an idle 2-core VM: load average 11.8 from its own driver processes
+    and server backends, 3.5 % of the CPU other work: not busy. The same load average with
+    the other processes' CPU not measured (a server engine not told apart), or beside 12 % of
+    it, is; other CPU over its limit is busy whatever the load average."""
+    own = NoisePhase("19,200 users", 1.0, 471.0, 11.8, 83.9, 44.8, 35.6, 0.8)
+    assert own.other is not None and own.other < 5
+    assert HostNoise(2, "postgres", [own]).busy() == []
+    unknown = NoisePhase("19,200 users", 1.0, 471.0, 11.8, 83.9, 44.8, None, 0.8, False)
+    (reason, why) = HostNoise(2, "postgres", [unknown]).busy()
+    assert reason == "host busy during 19,200 users: load average 11.8 above its 2 CPUs"
+    assert "not attributable" in why
+    shared = NoisePhase("19,200 users", 1.0, 471.0, 11.8, 90.0, 44.8, 33.2, 0.0)
+    assert HostNoise(2, "postgres", [shared]).busy() == [
+        "host busy during 19,200 users: load average 11.8 above its 2 CPUs"
+    ]
+    calm_load = NoisePhase("20 users", 1.0, 61.0, 1.0, 95.0, 20.0, 0.0, 0.0)
+    (only,) = HostNoise(2, EMBEDDED, [calm_load]).busy()
+    assert "75 % of the CPU used by other processes" in only
