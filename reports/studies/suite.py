@@ -10,15 +10,17 @@ are shown apart. The headline metrics (QphH, Power, Throughput) stay the spec's.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from markupsafe import Markup, escape
+from markupsafe import escape
 
+from dbbench.reports import formatting as fmt
+from dbbench.reports import renderers
 from dbbench.reports.chart import svg_text
+from dbbench.reports.document import Document, Figure, Items, Paragraph, Section, Table
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.loading import load_result
 from dbbench.reports.safeio import write_text
@@ -26,9 +28,8 @@ from dbbench.reports.studies.suite_index import INDEX_FILE as INDEX_FILE
 from dbbench.reports.studies.suite_index import INDEX_SCHEMA as INDEX_SCHEMA
 from dbbench.reports.studies.suite_index import EntryRecord as EntryRecord
 from dbbench.reports.studies.suite_index import SuiteIndex as SuiteIndex
-from dbbench.reports.templating import environment
 from dbbench.reports.tpch import answers, fair, plan_compare
-from dbbench.reports.tpch.acid import acid_data, acid_part
+from dbbench.reports.tpch.acid import acid_data, acid_document
 from dbbench.reports.tpch.analysis import QUERY_COLUMNS
 from dbbench.reports.tpch.compare import build_landscape, row_from_report
 from dbbench.reports.tpch.costsheet import load_cost_sheet
@@ -36,6 +37,7 @@ from dbbench.reports.tpch.fair import DIRECTION, PENALTY_RULE, Fair
 from dbbench.reports.tpch.latency import distributions
 from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.passes import PassTable, pass_table
+from dbbench.reports.tpch.passes_document import passes_section
 from dbbench.reports.tpch.plan_compare import PlanGroup, plan_groups
 from dbbench.reports.tpch.summary import DISCLOSURE, build_report
 from dbbench.reports.tpch.telemetry import summarise
@@ -318,47 +320,138 @@ def speedup_svg(comparison: Comparison) -> str:
 
 
 def _measured(c: Comparison) -> list[tuple[str, BenchmarkResult]]:
-    """The entries with a result (their ACID verdicts: :func:`reports.tpch.acid.acid_part`)."""
+    """The entries with a result (their ACID verdicts: :func:`reports.tpch.acid.acid_document`)."""
     return [(v.label, v.result) for v in c.entries if v.result is not None]
 
 
-def _acid_title(c: Comparison) -> str:
-    return f"SF {c.scale_factor:g}: ACID tests"
+def _status(v: EntryView) -> str:
+    status = "INVALID" if v.record.status == "invalid" else v.record.status
+    return status + (f": {v.record.message}" if v.record.message else "")
+
+
+ENTRY_HEADER = [
+    "Entry", "Database", "Status", "QphH", "Price/QphH", "Power", "Throughput", "Load s",
+    "Speed-up (geo. mean, Q1-Q22)", "Resources", "Run",
+]  # fmt: skip
+
+
+def _entries_table(c: Comparison) -> Table:
+    rows = [
+        [
+            v.label, v.database, _status(v), fmt.num1(v.qphh), v.price_performance or "n/a",
+            fmt.num1(v.power), fmt.num1(v.throughput), fmt.num1(v.load_seconds),
+            fmt.ratio(c.geomean_speedups[i]), v.resources, v.record.run_dir if v.result else "",
+        ]
+        for i, v in enumerate(c.entries)
+    ]  # fmt: skip
+    return Table(ENTRY_HEADER, rows, frozenset(range(3, 9)))
+
+
+def _queries_table(c: Comparison) -> Table:
+    header = ["Query"] + [h for v in c.entries for h in (f"{v.label} ms", "speed-up")]
+    rows = [
+        [q.column]
+        + [
+            cell
+            for i in range(len(c.entries))
+            for cell in (
+                fmt.ms(q.medians[i]) + (" PENALTY" if q.penalised[i] else ""),
+                fmt.ratio(q.speedups[i]),
+            )
+        ]
+        for q in c.queries
+    ]
+    return Table(header, rows, frozenset(range(1, len(header))))
+
+
+def _refresh_text(c: Comparison) -> str:
+    parts = [
+        f"{q.column} "
+        + ", ".join(f"{v.label} {fmt.ms(q.medians[i])} ms" for i, v in enumerate(c.entries))
+        for q in c.refresh
+    ]
+    return (
+        "Refresh functions apart (median of the measured times over every run; never in the "
+        f"speed-up): {'; '.join(parts)}."
+    )
+
+
+def _comparison_sections(c: Comparison) -> list[Section]:
+    """One scale factor's parts: the entries, answers, the speed-up chart and table, the
+    refresh functions, the repetitions' intervals, passes, plans and ACID tests."""
+    sf = fmt.sf(c.scale_factor)
+    main = Section(
+        f"SF {sf}: {len(c.entries)} entries, baseline {c.baseline}",
+        [
+            Paragraph(
+                f"Speed-up: {c.direction}; the geometric mean over Q1-Q22 of each entry's "
+                f"power-test times (RF1/RF2 apart). Failures: {c.penalty_rule}."
+            ),
+            _entries_table(c),
+            Paragraph("Answers (kept outputs, checked by dbbench verify RUN --answers):"),
+            Items([f"{v.label}: {v.answers or 'no result'}" for v in c.entries]),
+        ],
+    )
+    chart = speedup_svg(c)
+    if chart:
+        main.blocks.append(
+            Figure(
+                chart,
+                f"Speed-up per query against {c.baseline} (power-test times; right of 1x: "
+                "faster than the baseline; log scale; a bar beyond 1/8x or 8x ends at the "
+                "edge, dashed, its value written on it)",
+            )
+        )
+    main.blocks.append(
+        Paragraph(
+            "Per query: the power-test time (ms; median over the runs; PENALTY: a failure "
+            f"charged), and the speed-up against {c.baseline} (baseline time / entry time; "
+            "above 1x is faster)."
+        )
+    )
+    main.blocks.append(_queries_table(c))
+    if c.refresh:
+        main.blocks.append(Paragraph(_refresh_text(c)))
+    out = [main]
+    if c.fair is not None:
+        out.append(fair.fair_section(c.fair))
+    if c.passes:
+        out.append(passes_section(c.passes))
+    for part in out[1:]:  # parts of the scale factor's section
+        part.level = 3
+    out += plan_compare.plan_sections(c.plans)
+    return out
+
+
+def suite_document(comparisons: list[Comparison]) -> Document:
+    """The suite's comparison, every scale factor, in no format yet; its JSON data: each
+    comparison's figures (``comparisons``)."""
+    doc = Document(
+        "Suite comparison",
+        label=DISCLOSURE,
+        data={"comparisons": [_plain(c) for c in comparisons]},
+        name="suite",
+    )
+    several = len(comparisons) > 1
+    for c in comparisons:
+        where = f"SF {fmt.sf(c.scale_factor)}: " if several else ""
+        doc.sections += _comparison_sections(c)
+        measured = _measured(c)
+        if measured:
+            acid = acid_document(measured)
+            for part in acid.sections:  # a part of the scale factor's section
+                part.level = 3
+            doc.sections += acid.sections
+            for v in acid.verdicts:
+                doc.judge(where + v.subject, v.outcome, v.passed)
+        for w in c.warnings:
+            doc.warn(where + w)
+    return doc
 
 
 def render_suite(comparisons: list[Comparison], format: str) -> str:
-    env = environment()
-    if format == "md":  # every printed value through escape.markdown: no raw HTML passes
-        text = (
-            environment(markdown=True)
-            .get_template("suite.md.j2")
-            .render(cs=comparisons, disclosure=DISCLOSURE)
-        )
-        for c in comparisons:  # Markdown tables the rule's own renderer escapes
-            if c.fair is not None:
-                lines = fair.text_lines(c.fair, markdown=True)
-                text += f"\n## SF {c.scale_factor:g}: over the repetitions\n\n"
-                text += "\n".join(lines) + "\n"
-            acid = acid_part(_measured(c), "md", _acid_title(c))
-            text += f"\n{acid}" if acid else ""
-        return text
-    if format == "html":
-        css = env.get_template("report.css").render()
-        charts = [speedup_svg(c) for c in comparisons]
-        plans_html = [Markup(plan_compare.render_html(c.plans)) for c in comparisons]
-        acid_html = [Markup(acid_part(_measured(c), "html", _acid_title(c))) for c in comparisons]
-        return env.get_template("suite.html.j2").render(
-            cs=comparisons,
-            charts=charts,
-            css=css,
-            disclosure=DISCLOSURE,
-            plans_html=plans_html,
-            acid_html=acid_html,
-            fair_lines=fair.text_lines,
-        )
-    if format == "json":
-        return json.dumps([_plain(c) for c in comparisons], indent=2) + "\n"
-    raise ReportsError(f"unknown suite report format {format!r} (md, html or json)")
+    """The suite's comparison in the format called ``format`` (any of the renderers')."""
+    return renderers.render(suite_document(comparisons), format)
 
 
 def _plain(c: Comparison) -> dict[str, Any]:
@@ -398,12 +491,12 @@ def write_suite_reports(out_dir: Path) -> list[Path]:
     """comparison.md, comparison.html and comparison.json from the suite's index."""
     comparisons = build_comparisons(out_dir, SuiteIndex.read(out_dir))
     paths = []
-    for name, fmt in (
+    for name, format in (
         ("comparison.md", "md"),
         ("comparison.html", "html"),
         ("comparison.json", "json"),
     ):
         path = out_dir / name
-        write_text(path, render_suite(comparisons, fmt))
+        write_text(path, render_suite(comparisons, format))
         paths.append(path)
     return paths

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dbbench.reports import escape
+from dbbench.reports.document import Items, Paragraph, Section, Table
 from dbbench.reports.tpch.analysis import QUERY_COLUMNS
 from dbbench.reports.tpch.model import BenchmarkResult
 
@@ -276,8 +277,7 @@ def build(entries: Sequence[tuple[str, Sequence[BenchmarkResult]]]) -> Fair:
     return Fair(labels, [len(r) for r in samples], rows, headline, invalid, labels[0], missing)
 
 
-def text_lines(fair: Fair, markdown: bool = False) -> list[str]:
-    """The per-query speed-ups with intervals and the headline verdicts, as text or Markdown."""
+def _intro(fair: Fair) -> list[str]:
     out = [
         "Speed-up against the baseline over Q1-Q22 (power test; "
         f"{fair.direction}; 95 % interval over independent repetitions in brackets)",
@@ -287,8 +287,13 @@ def text_lines(fair: Fair, markdown: bool = False) -> list[str]:
     ]
     if fair.missing:
         out.append(f"Not in the baseline, left out for all: {', '.join(fair.missing)}.")
-    shown = [escape.markdown(lbl) if markdown else lbl for lbl in fair.labels]
-    head = ["Query", *(f"{lbl} (x{n})" for lbl, n in zip(shown, fair.repetitions, strict=True))]
+    return out
+
+
+def _table(fair: Fair, labels: Sequence[str]) -> tuple[list[str], list[list[str]]]:
+    """The per-query table's header (``labels`` as shown) and rows, the geometric mean and
+    each entry's status last."""
+    head = ["Query", *(f"{lbl} (x{n})" for lbl, n in zip(labels, fair.repetitions, strict=True))]
     body = []
     for q in fair.queries:
         cells = [q.column]
@@ -302,6 +307,28 @@ def text_lines(fair: Fair, markdown: bool = False) -> list[str]:
         ["geo. mean", *("1.00x" if i == 0 else h.text() for i, h in enumerate(fair.headline))]
     )
     body.append(["status", *("INVALID" if bad else "valid" for bad in fair.invalid)])
+    return head, body
+
+
+def fair_section(fair: Fair, title: str = "Over the repetitions") -> Section:
+    """The rule's per-query speed-ups with intervals and the headline verdicts, as a
+    document section (every format renders it)."""
+    head, body = _table(fair, fair.labels)
+    return Section(
+        title,
+        [
+            *(Paragraph(line) for line in _intro(fair)),
+            Table(head, body, frozenset(range(1, len(head)))),
+            Items([fair.verdict(i) for i in range(1, len(fair.labels))]),
+        ],
+    )
+
+
+def text_lines(fair: Fair, markdown: bool = False) -> list[str]:
+    """The per-query speed-ups with intervals and the headline verdicts, as text or Markdown."""
+    out = _intro(fair)
+    shown = [escape.markdown(lbl) if markdown else lbl for lbl in fair.labels]
+    head, body = _table(fair, shown)
     if markdown:
         out.append("")
         out.append("| " + " | ".join(head) + " |")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dbbench.reports import escape as esc
+from dbbench.reports.document import Code, Section, Table
 from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.plans import PlanVerdict, first_records, read_texts, verdict
 
@@ -99,3 +100,20 @@ def render_html(groups: list[PlanGroup]) -> str:
             )
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def plan_sections(groups: list[PlanGroup]) -> list[Section]:
+    """Per engine, a document section: each query's verdicts against the first result, and
+    the plans of every query whose plan changed, one after the other (every format)."""
+    out = []
+    for g in groups:
+        table = Table(["Query", *g.labels[1:]], [[f"Q{q}", *v] for q, v in g.rows])
+        section = Section(f"Query plans of {g.engine} against {g.labels[0]}", [table], level=3)
+        for q, verdicts in g.rows:
+            if "plan changed" not in verdicts:
+                continue
+            for label, texts in zip(g.labels, g.texts, strict=True):
+                lines = (texts.get(q) or NO_TEXT).splitlines()
+                section.blocks.append(Code([f"Q{q}, {label}:", *lines]))
+        out.append(section)
+    return out

@@ -125,7 +125,7 @@ def test_the_suite_comparison_shows_each_entrys_acid_verdict(tmp_path: Path) -> 
         for shown in (md, html.unescape(page)):
             said = [s for s in shown.splitlines() if line in s]
             assert said and label in said[0], label
-    verdicts = json.loads(js)[0]["acid"]["verdicts"]
+    verdicts = json.loads(js)["comparisons"][0]["acid"]["verdicts"]
     assert [(v["subject"], v["outcome"].startswith(CASES[v["subject"]][1])) for v in verdicts] == [
         (label, True) for label in CASES
     ]

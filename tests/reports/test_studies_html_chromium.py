@@ -100,7 +100,7 @@ def test_suite_comparison_and_scaling_study(tmp_path: Path) -> None:
         html,
         tmp_path / "p1",
         "({bars: document.querySelectorAll('svg.speedup rect.e1').length,"
-        " rows: document.querySelectorAll('section.suite table')[0].rows.length})",
+        " rows: document.querySelectorAll('table')[0].rows.length})",
     )
     assert state["bars"] == 22 and state["rows"] == 4  # Q1-Q22: RF1/RF2 are shown apart
     study = tmp_path / "scale"

@@ -89,7 +89,7 @@ def test_the_in_process_entries_run_as_one_comparison(tmp_path: Path) -> None:
     assert "| Q22 |" in comparison and "pending" not in comparison
     # the headline speed-up is the geometric mean over Q1-Q22 of each entry's own power-test
     # times against the baseline's, recomputed here from the result files themselves
-    doc = json.loads((out / "comparison.json").read_text())[0]
+    doc = json.loads((out / "comparison.json").read_text())["comparisons"][0]
     power = {
         name: {
             iv["query"]: iv["seconds"]

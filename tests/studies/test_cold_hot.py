@@ -59,7 +59,7 @@ def test_a_cold_and_hot_suite_on_duckdb_and_postgresql_reports_both(
     for p in (*duck.passes.passes, *pg.passes.passes):
         assert sorted(p.seconds) == sorted(f"Q{q}" for q in range(1, 23)) and not p.errors
 
-    doc = json.loads((out / "comparison.json").read_text())
+    doc = json.loads((out / "comparison.json").read_text())["comparisons"]
     assert doc[0]["plans"] == []  # plans of different engines are never compared
     table = doc[0]["passes"]
     entries = {e["label"]: e for e in table["entries"]}
@@ -159,7 +159,7 @@ def test_postgresql_restarted_by_its_restart_command_has_cold_passes(
     assert "restart command exited 1" in fail.passes.note
     assert [(p.kind, p.number) for p in fail.passes.passes] == [("hot", 1), ("hot", 2)]
 
-    table = json.loads((out / "comparison.json").read_text())[0]["passes"]
+    table = json.loads((out / "comparison.json").read_text())["comparisons"][0]["passes"]
     entries = {e["label"]: e for e in table["entries"]}
     assert entries["pg"]["cold"] == "cold" and entries["pg"]["cold_passes"] == 2
     assert entries["pgfail"]["cold"] == "warm only" and entries["pgfail"]["cold_passes"] == 0

@@ -78,7 +78,7 @@ url = "postgresql://postgres@127.0.0.1:{_closed_port()}/nothing"
         duck_tel = load_result(out / "duck-sf0.01").telemetry
         assert duck_tel is not None and max(duck_tel.engine["memory_bytes"]) > 0
         assert len(duck_tel.engine["memory_bytes"]) == len(duck_tel.t)
-        doc = json.loads((out / "comparison.json").read_text())[0]
+        doc = json.loads((out / "comparison.json").read_text())["comparisons"][0]
         assert doc["baseline"] == "duck" and doc["scale_factor"] == 0.01
         labels = [e["label"] for e in doc["entries"]]
         assert labels == ["duck", "pg", "down"]

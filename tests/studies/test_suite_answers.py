@@ -97,7 +97,7 @@ def test_the_suite_names_the_first_query_where_kept_digests_part(suite: Suite) -
     parted = [x for x in suite.first_comparison.splitlines() if "parts from" in x]
     assert len(parted) == 1, suite.first_comparison
     assert "answers: altered parts from good first at run 1 stream 0 Q9 " in parted[0]
-    data = json.loads((suite.out / "comparison.json").read_text())
+    data = json.loads((suite.out / "comparison.json").read_text())["comparisons"]
     assert any("parts from good first at run 1 stream 0 Q9 " in w for w in data[0]["warnings"])
     # not yet verified: each entry kept its 2 x 22 outputs (power, one throughput stream)
     for entry in data[0]["entries"]:
@@ -145,7 +145,7 @@ def test_verify_finds_the_altered_entry_invalid_and_every_view_says_so(
 
     # the suite's comparison, rebuilt: the altered entry is invalid for its answers
     write_suite_reports(suite.out)
-    data = json.loads((suite.out / "comparison.json").read_text())[0]
+    data = json.loads((suite.out / "comparison.json").read_text())["comparisons"][0]
     entries = {e["name"]: e for e in data["entries"]}
     assert entries["altered"]["status"] == "invalid" and want_bad in entries["altered"]["answers"]
     assert "all agree" in entries["good"]["answers"]
