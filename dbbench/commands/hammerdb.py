@@ -175,7 +175,7 @@ def _tprocc(
     return TproccOptions(
         warehouses=warehouses,
         virtual_users=vus,
-        build_virtual_users=min(build_vus, warehouses),
+        build_workers=min(build_vus, warehouses),
         rampup_minutes=rampup,
         duration_minutes=duration,
         all_warehouses=all_warehouses,
@@ -230,7 +230,10 @@ def run(
     else:
         if min(scale_factor, virtual_users, query_sets, parallel) < 1:
             raise DbbenchError("--scale-factor, --virtual-users, --query-sets must be at least 1")
-        opts = TprochOptions(scale_factor, virtual_users, build_vus, query_sets, refresh, parallel)
+        opts = TprochOptions(
+            scale_factor=scale_factor, virtual_users=virtual_users, build_workers=build_vus,
+            query_sets=query_sets, refresh=refresh, degree_of_parallel=parallel,
+        )  # fmt: skip
     install = _install(hammerdb)
     install.driver_for(DATABASES[conn.target.db].engine)
     run_dir = out if out is not None else default_run_dir(wl, conn.info.name)

@@ -46,11 +46,19 @@ DATABASES: dict[HdbDb, HdbDatabase] = {
 }
 
 
-@dataclass
-class TproccOptions:
-    warehouses: int = 1
+@dataclass(kw_only=True)
+class WorkloadOptions:
+    """What both HammerDB workloads take: how many run the timed part, how many build."""
+
     virtual_users: int = 1
-    build_virtual_users: int = 1
+    #: the schema build's workers: virtual users (TPROC-C's ``num_vu``, at most one per
+    #: warehouse) or threads (TPROC-H's ``num_tpch_threads``)
+    build_workers: int = 1
+
+
+@dataclass(kw_only=True)
+class TproccOptions(WorkloadOptions):
+    warehouses: int = 1
     rampup_minutes: float = 0.0
     duration_minutes: float = 1.0
     all_warehouses: bool = False
@@ -59,11 +67,9 @@ class TproccOptions:
     total_iterations: int = 10_000_000
 
 
-@dataclass
-class TprochOptions:
+@dataclass(kw_only=True)
+class TprochOptions(WorkloadOptions):
     scale_factor: int = 1
-    virtual_users: int = 1
-    build_threads: int = 1
     query_sets: int = 1
     refresh: bool = False
     degree_of_parallel: int = 1
@@ -192,16 +198,14 @@ def build_script(t: Target, workload: Workload, opts: TproccOptions | TprochOpti
     lines = _head(t, workload, build=True)
     p = t.db
     if isinstance(opts, TproccOptions):
-        lines += _diset(
-            "tpcc", p, {"count_ware": opts.warehouses, "num_vu": opts.build_virtual_users}
-        )
+        lines += _diset("tpcc", p, {"count_ware": opts.warehouses, "num_vu": opts.build_workers})
         if p == "pg":
             lines += _diset("tpcc", p, {"storedprocs": "false", "partition": "false"})
         else:
             lines += _diset("tpcc", p, {"storage_engine": "innodb"})
     else:
         lines += _diset(
-            "tpch", p, {"scale_fact": opts.scale_factor, "num_tpch_threads": opts.build_threads}
+            "tpch", p, {"scale_fact": opts.scale_factor, "num_tpch_threads": opts.build_workers}
         )
         if p != "pg":
             lines += _diset("tpch", p, {"tpch_storage_engine": "innodb"})
@@ -234,7 +238,7 @@ def run_script(t: Target, workload: Workload, opts: TproccOptions | TprochOption
         if p == "pg":
             tpcc["vacuum"] = "false"
         lines += _diset("tpcc", p, tpcc)
-        vus, counter = opts.virtual_users, True
+        counter = True
     else:
         tpch: dict[str, object] = {
             "scale_fact": opts.scale_factor,
@@ -245,8 +249,8 @@ def run_script(t: Target, workload: Workload, opts: TproccOptions | TprochOption
         if p == "pg":
             tpch["degree_of_parallel"] = opts.degree_of_parallel
         lines += _diset("tpch", p, tpch)
-        vus, counter = opts.virtual_users, False
-    lines += ["loadscript", f"vuset vu {vus}", "vuset logtotemp 1", "vucreate"]
+        counter = False
+    lines += ["loadscript", f"vuset vu {opts.virtual_users}", "vuset logtotemp 1", "vucreate"]
     if counter:
         lines.append("tcstart")
     lines += ["set dbbench_result [vurun]", _WAIT, "vudestroy"]

@@ -27,7 +27,7 @@ def test_postgres_url_maps_to_superuser_owner_and_database() -> None:
         "hdb_c",
         "hdb_c",
     )
-    build = build_script(t, "tprocc", TproccOptions(warehouses=2, build_virtual_users=2))
+    build = build_script(t, "tprocc", TproccOptions(warehouses=2, build_workers=2))
     run = run_script(t, "tprocc", TproccOptions(virtual_users=3, duration_minutes=0.5))
     for text in (build, run):
         assert "Sup3rSecret" not in text
@@ -43,7 +43,7 @@ def test_postgres_url_maps_to_superuser_owner_and_database() -> None:
 
 def test_mariadb_url_and_tproch_options() -> None:
     t = target_for(parse_url("mysql+pymysql://root@127.0.0.1/hdb_h"), "maria")
-    build = build_script(t, "tproch", TprochOptions(scale_factor=10, build_threads=4))
+    build = build_script(t, "tproch", TprochOptions(scale_factor=10, build_workers=4))
     run = run_script(t, "tproch", TprochOptions(virtual_users=2, query_sets=3, refresh=True))
     assert "dbset db maria" in build and "dbset bm TPC-H" in build
     assert "diset tpch maria_scale_fact 10" in build
