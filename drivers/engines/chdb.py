@@ -45,7 +45,7 @@ import pyarrow as pa
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers import ddl
 from dbbench.drivers.engine import Capabilities, EngineFacts, EngineSpec, QueryOutput
-from dbbench.drivers.engines.common import ErrorPolicy, SqlEngine, SqlSession
+from dbbench.drivers.engines.common import DisclosedSettings, ErrorPolicy, SqlEngine, SqlSession
 from dbbench.drivers.errors import DriversError
 from dbbench.drivers.options import EngineOptions
 from dbbench.drivers.url import EngineURL, check_local
@@ -173,13 +173,10 @@ def insert_arrow(conn: Any, table: str, batches: Iterable[pa.RecordBatch]) -> in
 
 class ChdbEngine(SqlEngine):
     name: ClassVar[str] = "chdb"
-    disclosed_settings: ClassVar[tuple[str, ...]] = (
-        "max_threads",
-        "max_memory_usage",
-        "mutations_sync",
-        *SESSION_SETTINGS,
+    disclosed: ClassVar[DisclosedSettings] = DisclosedSettings(
+        "SELECT name, value FROM system.settings WHERE name IN ({names})",
+        ("max_threads", "max_memory_usage", "mutations_sync", *SESSION_SETTINGS),
     )
-    settings_sql: ClassVar[str] = "SELECT name, value FROM system.settings WHERE name IN ({names})"
     dialect: ClassVar[str] = "clickhouse"
     capabilities: ClassVar[Capabilities] = Capabilities(
         parallel_load=True,  # one INSERT per table, each on its own connection

@@ -14,6 +14,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, wait
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -229,16 +230,23 @@ class SqlSession(Session):
             self.conn.close()
 
 
+@dataclass(frozen=True)
+class DisclosedSettings:
+    """The server settings a report discloses: ``sql`` returns (name, value) rows for the
+    names in ``{names}`` (:meth:`SqlEngine.settings_from`), ``names`` lists them."""
+
+    sql: str
+    names: tuple[str, ...]
+
+
 class SqlEngine(Engine):
     """Schema, bookkeeping and statistics shared by the SQL engines."""
 
     ddl_rules: ddl.DdlRules = ddl.ANSI
     begin_sql: ClassVar[str] = "BEGIN"
     statistics_step: ClassVar[str] = "analyze"  # the name of finish_load's last step
-    #: The server settings a report discloses: their names, and the query that returns
-    #: (name, value) rows for the names in ``{names}`` (see :meth:`settings_from`).
-    disclosed_settings: ClassVar[tuple[str, ...]] = ()
-    settings_sql: ClassVar[str] = ""
+    #: The server settings a report discloses (none: the engine's own :meth:`settings`)
+    disclosed: ClassVar[DisclosedSettings | None] = None
     #: The query that lists the engine's indexes as (name, table) rows; "" when it has none
     #: to list (the disclosure's auxiliary structures, :meth:`auxiliary_structures`).
     indexes_sql: ClassVar[str] = ""
@@ -366,10 +374,10 @@ class SqlEngine(Engine):
                     cur.execute(f"INSERT INTO {ddl.STATE_TABLE} VALUES ({k}, {v})")
 
     def settings(self) -> dict[str, str]:
-        """The :attr:`disclosed_settings` as the server reports them."""
-        if not self.disclosed_settings:
+        """The :attr:`disclosed` settings as the server reports them."""
+        if self.disclosed is None:
             return super().settings()
-        return self.settings_from(self.settings_sql, self.disclosed_settings)
+        return self.settings_from(self.disclosed.sql, self.disclosed.names)
 
     def settings_from(self, sql: str, names: Sequence[str]) -> dict[str, str]:
         """The server's settings ``names``: ``sql`` returns (name, value) rows of those whose

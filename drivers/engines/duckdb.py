@@ -31,6 +31,7 @@ from dbbench.drivers.engine import (
     SettingRule,
 )
 from dbbench.drivers.engines.common import (
+    DisclosedSettings,
     ErrorPolicy,
     SharedStream,
     SqlEngine,
@@ -121,14 +122,9 @@ class DuckDBEngine(SqlEngine):
         ),
     )
     ddl_rules: ddl.DdlRules = DDL
-    disclosed_settings: ClassVar[tuple[str, ...]] = (
-        "threads",
-        "memory_limit",
-        "preserve_insertion_order",
-        "temp_directory",
-    )
-    settings_sql: ClassVar[str] = (
-        "SELECT name, value FROM duckdb_settings() WHERE name IN ({names})"
+    disclosed: ClassVar[DisclosedSettings] = DisclosedSettings(
+        "SELECT name, value FROM duckdb_settings() WHERE name IN ({names})",
+        ("threads", "memory_limit", "preserve_insertion_order", "temp_directory"),
     )
     indexes_sql: ClassVar[str] = "SELECT index_name, table_name FROM duckdb_indexes()"
     views_sql: ClassVar[str] = "SELECT view_name FROM duckdb_views() WHERE NOT internal"

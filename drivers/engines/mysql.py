@@ -28,7 +28,7 @@ import sqlalchemy as sa
 from dbbench.dbgen.schema import TABLES
 from dbbench.drivers import ddl
 from dbbench.drivers.engine import Capabilities, EngineFacts, EngineSpec, QueryOutput, SettingRule
-from dbbench.drivers.engines.common import ErrorPolicy, SqlSession
+from dbbench.drivers.engines.common import DisclosedSettings, ErrorPolicy, SqlSession
 from dbbench.drivers.engines.sqlalchemy import (
     AlchemyOptions,
     AlchemySession,
@@ -162,16 +162,18 @@ class MySqlEngine(SqlAlchemyEngine):
         parallel_load=True, cancel=True, storage_size=True
     )
     session_class: ClassVar[type[SqlSession]] = MySqlSession
-    disclosed_settings: ClassVar[tuple[str, ...]] = (
-        "innodb_buffer_pool_size",
-        "innodb_flush_log_at_trx_commit",
-        "innodb_log_file_size",
-        "tmp_table_size",
-        "max_heap_table_size",
-        "join_buffer_size",
-        "sort_buffer_size",
+    disclosed: ClassVar[DisclosedSettings] = DisclosedSettings(
+        "SHOW VARIABLES WHERE Variable_name IN ({names})",
+        (
+            "innodb_buffer_pool_size",
+            "innodb_flush_log_at_trx_commit",
+            "innodb_log_file_size",
+            "tmp_table_size",
+            "max_heap_table_size",
+            "join_buffer_size",
+            "sort_buffer_size",
+        ),
     )
-    settings_sql: ClassVar[str] = "SHOW VARIABLES WHERE Variable_name IN ({names})"
     #: information_schema spans every database of the server: this one's only
     views_sql: ClassVar[str] = (
         "SELECT table_name FROM information_schema.views WHERE table_schema = DATABASE()"

@@ -31,6 +31,7 @@ from dbbench.dbgen.schema import TABLES
 from dbbench.drivers import ddl
 from dbbench.drivers.engine import Capabilities, Counters, EngineFacts, EngineSpec, SettingRule
 from dbbench.drivers.engines.common import (
+    DisclosedSettings,
     ErrorPolicy,
     SharedStream,
     SqlEngine,
@@ -176,21 +177,21 @@ class PostgresEngine(SqlEngine):
         storage_size=True,
     )
     ddl_rules: ddl.DdlRules = DDL
-    disclosed_settings: ClassVar[tuple[str, ...]] = (
-        "shared_buffers",
-        "work_mem",
-        "maintenance_work_mem",
-        "effective_cache_size",
-        "max_parallel_workers_per_gather",
-        "max_parallel_workers",
-        "max_worker_processes",
-        "jit",
-        "random_page_cost",
-        "synchronous_commit",
-        "wal_level",
-    )
-    settings_sql: ClassVar[str] = (
-        "SELECT name, current_setting(name) FROM pg_settings WHERE name IN ({names})"
+    disclosed: ClassVar[DisclosedSettings] = DisclosedSettings(
+        "SELECT name, current_setting(name) FROM pg_settings WHERE name IN ({names})",
+        (
+            "shared_buffers",
+            "work_mem",
+            "maintenance_work_mem",
+            "effective_cache_size",
+            "max_parallel_workers_per_gather",
+            "max_parallel_workers",
+            "max_worker_processes",
+            "jit",
+            "random_page_cost",
+            "synchronous_commit",
+            "wal_level",
+        ),
     )
     indexes_sql: ClassVar[str] = (
         "SELECT indexname, tablename FROM pg_indexes WHERE schemaname = current_schema()"
