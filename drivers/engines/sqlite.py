@@ -20,13 +20,8 @@ from sqlalchemy.pool import NullPool, StaticPool
 
 from dbbench.drivers import ddl
 from dbbench.drivers.engine import Capabilities, EngineFacts, EngineSpec, QueryOutput
+from dbbench.drivers.engines import sqlalchemy as alchemy
 from dbbench.drivers.engines.common import ErrorPolicy, SqlSession
-from dbbench.drivers.engines.sqlalchemy import (
-    AlchemyOptions,
-    AlchemySession,
-    SqlAlchemyEngine,
-    connection_lost,
-)
 from dbbench.drivers.url import EngineURL
 
 ENGINE = EngineSpec(
@@ -40,14 +35,14 @@ DDL = ddl.DdlRules("sqlite", keys_in_create=True, alter_foreign_keys=False)
 
 
 @dataclass(frozen=True)
-class SqliteOptions(AlchemyOptions):
+class SqliteOptions(alchemy.AlchemyOptions):
     """As any SQLAlchemy URL's, but the allowed secondary indexes are built by default: the
     nested-loop joins of SQLite's planner need them (see the module's note)."""
 
     indexes: bool = True
 
 
-class SqliteSession(AlchemySession):
+class SqliteSession(alchemy.AlchemySession):
     def explain_sql(self, sql: str, analyze: bool) -> str:
         return "EXPLAIN QUERY PLAN " + sql  # SQLite has no executed plan
 
@@ -64,7 +59,7 @@ class SqliteSession(AlchemySession):
         self.conn.driver_connection.interrupt()
 
 
-class SqliteEngine(SqlAlchemyEngine):
+class SqliteEngine(alchemy.SqlAlchemyEngine):
     """SQLite through the standard library: keys declared in CREATE TABLE (SQLite cannot add
     them later), write-ahead logging so readers run while a refresh function writes."""
 
@@ -90,7 +85,9 @@ class SqliteEngine(SqlAlchemyEngine):
             self._admin.execute("PRAGMA journal_mode=WAL")
 
     def make_policy(self, url: EngineURL, errors: tuple[type[BaseException], ...]) -> ErrorPolicy:
-        return ErrorPolicy(url, (*errors, sqlite3.Error), connection_lost, _sqlite_interrupted)
+        return ErrorPolicy(
+            url, (*errors, sqlite3.Error), alchemy.connection_lost, _sqlite_interrupted
+        )
 
     def make_ddl_rules(self) -> ddl.DdlRules:
         return DDL
