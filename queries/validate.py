@@ -18,7 +18,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import cache, partial
 from importlib import resources
 from importlib.resources.abc import Traversable
-from itertools import islice
+from itertools import compress, islice
 from json.encoder import encode_basestring as _encode_string
 from pathlib import Path
 from typing import Any
@@ -394,7 +394,7 @@ _INT_CENTS = "{}.00".format  # an int to the cent without a Python call per valu
 
 def _canonical_column(kind: str, column: Sequence[Any]) -> list[str | None]:
     """One column's values normalised (:func:`_canonical_of`); a column of one Python type
-    takes a path without a Python call per value (the digest of a large output is this)."""
+    takes a path without a Python call per value."""
     types = set(map(type, column))
     if types == {str} and kind == "str":
         return list(map(str.rstrip, column))
@@ -403,6 +403,43 @@ def _canonical_column(kind: str, column: Sequence[Any]) -> list[str | None]:
     if types == {Decimal} and kind not in _WHOLE:
         return list(map(str, map(_TO_CENT, column)))
     return list(map(_canonical_of(kind), column))  # None: the slow path's
+
+
+@dataclass(frozen=True)
+class _Encoded:
+    """One column's canonical values as JSON text: each value's ``text`` between ``before``
+    and ``after``. A column of one number type is its values' bare text (an int's or a
+    Decimal's own digits), and a text column with nothing JSON escapes, is its values' bare
+    text, its quotes (and an int's cents) carried by the separators, so no Python call per
+    value makes them; any other column is its values as JSON string literals (or
+    ``null``), with nothing around them."""
+
+    text: list[str]
+    before: str = ""
+    after: str = ""
+
+
+#: the UTF-8 bytes of every character JSON leaves as it is in a string literal (not
+#: ASCII-escaped, ``encode_basestring``: all but the controls, quote and backslash)
+_UNESCAPED = bytes(b for b in range(256) if b >= 0x20 and b not in b'"\\')
+
+
+def _encoded_column(kind: str, column: Sequence[Any]) -> _Encoded:
+    """One column's canonical values (:func:`_canonical_column`) normalised and encoded in
+    one pass; a column of one Python type (the digest of a large output is this) takes a
+    path without a Python call per value. The encoding is one to one, so rows tie in the
+    encoded text exactly where their canonical values tie."""
+    types = set(map(type, column))
+    if types == {str} and kind == "str":
+        text = list(map(str.rstrip, column))
+        if not "".join(text).encode("utf-8", "surrogatepass").translate(None, _UNESCAPED):
+            return _Encoded(text, '"', '"')
+        return _Encoded(list(map(_encode_string, text)))
+    if types == {int}:
+        return _Encoded(list(map(str, column)), '"', '"' if kind in _WHOLE else '.00"')
+    if types == {Decimal} and kind not in _WHOLE:
+        return _Encoded(list(map(str, map(_TO_CENT, column))), '"', '"')
+    return _Encoded(_json_strings(list(map(_canonical_of(kind), column))))
 
 
 def canonical_rows(query: int, rows: Sequence[Sequence[Any]]) -> list[tuple[str | None, ...]]:
@@ -443,11 +480,12 @@ def answer_digest(query: int, rows: Sequence[Sequence[Any]]) -> str:
 
 def _canonical_json(query: int, rows: Sequence[Sequence[Any]]) -> str:
     """``json.dumps(canonical_rows(query, rows))`` (compact, not ASCII-escaped), made column
-    by column: every canonical value is text or None, so each column is encoded once by
-    JSON's own string encoder, the ties are looked for column by column, and the text is
-    one join of the encoded columns interleaved with their separators: no Python call and
-    no tuple per row (a run keeps thousands of Q16 rows per stream). Ties (rare) and
-    outputs of the wrong shape take :func:`canonical_rows` itself."""
+    by column: every canonical value is text or None, so each column is normalised and
+    encoded in one pass (:func:`_encoded_column`), the ties are looked for on the encoded
+    columns (the encoding is one to one), and the text is one join of the encoded columns
+    interleaved with their separators: no Python call and no tuple per row (a run keeps
+    thousands of Q16 rows per stream). Ties (rare) and outputs of the wrong shape take
+    :func:`canonical_rows` itself."""
     classes = column_classes(query)
     width, count = len(classes), len(rows)
     if not rows:
@@ -455,30 +493,40 @@ def _canonical_json(query: int, rows: Sequence[Sequence[Any]]) -> str:
     if set(map(len, rows)) != {width} or width == 0:
         return _dumps(canonical_rows(query, rows))
     transposed = zip(*rows, strict=True)
-    columns = [_canonical_column(k, c) for k, c in zip(classes, transposed, strict=True)]
-    if _has_ties(columns, ORDER_KEYS[query]):
+    encoded = [_encoded_column(k, c) for k, c in zip(classes, transposed, strict=True)]
+    if _has_ties([e.text for e in encoded], ORDER_KEYS[query]):
         return _dumps(canonical_rows(query, rows))
-    # row k's value j at 2 * (k * width + j); after it "," or, ending a row, "],["
-    parts: list[str] = [","] * (2 * width * count)
-    for j, column in enumerate(columns):
-        parts[2 * j :: 2 * width] = _json_strings(column)
-    parts[2 * width - 1 :: 2 * width] = ["],["] * count
-    parts[-1] = "]]"
-    return "[[" + "".join(parts)
+    # row k's value j at 2 * (k * width + j); after it the separator to the next value (its
+    # column's "after", "," or, ending a row, "],[", the next column's "before")
+    parts: list[str] = [""] * (2 * width * count)
+    for j, column in enumerate(encoded):
+        parts[2 * j :: 2 * width] = column.text
+        ahead = encoded[j + 1].before if j + 1 < width else "],[" + encoded[0].before
+        parts[2 * j + 1 :: 2 * width] = [
+            column.after + ("," if j + 1 < width else "") + ahead
+        ] * count
+    parts[-1] = encoded[-1].after + "]]"
+    return "[[" + encoded[0].before + "".join(parts)
 
 
-def _has_ties(columns: list[list[str | None]], keys: tuple[int, ...]) -> bool:
-    """Whether two neighbouring rows have equal canonical values in every ORDER BY key."""
+def _has_ties(columns: Sequence[Sequence[str | None]], keys: tuple[int, ...]) -> bool:
+    """Whether two neighbouring rows have equal values in every ORDER BY key (canonical
+    values, or the same encoded): the last key compared at every row (rows sorted by the
+    keys before it tie there least), each other one only where the keys compared tied
+    (positions kept with ``compress``: no Python call per row)."""
     if not keys or len(columns[0]) < 2:
         return False
-    tied: list[bool] | None = None
-    for i in keys:
-        column = columns[i]
-        same = map(operator.eq, column, islice(column, 1, None))
-        tied = list(same) if tied is None else list(map(operator.and_, tied, same))
-        if not any(tied):
+    first = columns[keys[-1]]
+    same = list(map(operator.eq, first, islice(first, 1, None)))
+    here, after = compress(range(len(same)), same), compress(range(1, len(first)), same)
+    tied, following = list(here), list(after)
+    for i in keys[-2::-1]:
+        if not tied:
             return False
-    return True
+        get = columns[i].__getitem__
+        same = list(map(operator.eq, map(get, tied), map(get, following)))
+        tied, following = list(compress(tied, same)), list(compress(following, same))
+    return bool(tied)
 
 
 def _json_strings(column: list[str | None]) -> list[str]:
