@@ -27,7 +27,7 @@ from dbbench.reports.model import EngineInfo, SystemInfo
 
 REQUIRED_TABLES = ("JOBMAIN", "JOBOUTPUT")
 _NOPM = re.compile(
-    r"TEST RESULT\s*:\s*System achieved\s+([\d.]+)\s+NOPM from\s+([\d.]+)\s+(.*?)\s*TPM", re.I
+    r"TEST RESULT\s*:\s*System achieved\s+([\d.]+)\s+NOPM from\s+(-?[\d.]+)\s+(.*?)\s*TPM", re.I
 )
 _ACTIVE = re.compile(r"(\d+)\s+Active Virtual Users configured", re.I)
 _QUERY = re.compile(r"query\s+(\d+)\s+completed in\s+([\d.]+)\s+seconds", re.I)
@@ -38,6 +38,13 @@ _GEO = re.compile(
 _DBVERSION = re.compile(r"DBVersion:\s*(.+)")
 _ERROR = re.compile(
     r"FINISHED FAILED|^Error|Error in Virtual User|terminated, any pending|Procedure Error", re.I
+)
+#: HammerDB's TPM on PostgreSQL is the server's commits and rollbacks over every database
+#: (``pg_stat_database``): a database dropped during the run takes its counts out of the sum.
+NEGATIVE_TPM = (
+    "HammerDB's TPM came out negative ({tpm:,.0f} beside {nopm:,.0f} NOPM): it counts the whole "
+    "server's transactions, which drop when another database of the server is dropped during "
+    "the run; run it where no database is dropped meanwhile"
 )
 #: A job's first error lines are kept; the rest are counted.
 MAX_ERRORS = 20
@@ -313,6 +320,8 @@ def _read_job(
         result.errors.append(f"job {jobid} has no {benchmark} result in its output")
     elif benchmark == "TPROC-C" and not result.nopm:
         result.errors.append(f"job {jobid} completed no new order (0 NOPM)")
+    elif benchmark == "TPROC-C" and result.tpm is not None and result.tpm < 0:
+        result.errors.append(NEGATIVE_TPM.format(tpm=result.tpm, nopm=result.nopm))
     result.status = "complete" if done and not result.errors else "failed"
     return result
 

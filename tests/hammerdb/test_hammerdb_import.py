@@ -61,6 +61,26 @@ def test_build_job_has_no_result() -> None:
     assert r.status == "failed" and "no TPROC-C result" in r.errors[0]
 
 
+def test_a_negative_tpm_is_read_and_makes_the_run_invalid_with_its_cause(tmp_path: Path) -> None:
+    """HammerDB's PostgreSQL TPM is the whole server's transaction count: a database dropped
+    during the run made it negative (seen: 240 NOPM from -77970 TPM). The run is read, with
+    that cause, never as "no result"."""
+    store = tmp_path / "hammer.DB"
+    shutil.copy(TPROCC, store)
+    with sqlite3.connect(store) as conn:
+        changed = conn.execute(
+            "UPDATE JOBOUTPUT SET output = replace(output, 'from 49601 ', 'from -77970 ') "
+            "WHERE output LIKE '%NOPM from 49601 %'"
+        ).rowcount
+    assert changed == 1
+    r = read_job(store)
+    assert r.status == "failed" and (r.nopm, r.tpm) == (21424, -77970)
+    assert (
+        len(r.errors) == 1 and "TPM came out negative (-77,970 beside 21,424 NOPM)" in r.errors[0]
+    )
+    assert "another database of the server is dropped" in r.errors[0]
+
+
 @pytest.mark.skipif(not TPROCH.exists(), reason="stored TPROC-H job store not produced")
 def test_tproch_job_store() -> None:
     r = read_job(TPROCH)

@@ -129,18 +129,18 @@ def _interrupt(url: str, out: Path, *, twice: bool = False) -> None:
 
 @pytest.mark.postgresql
 def test_tprocc_postgresql(
-    hammerdb_dir: Path, pg_base_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    hammerdb_dir: Path, private_pg_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     role = ""
     try:
-        with fresh_postgres(pg_base_url, "dbbench_hdb") as url:
+        with fresh_postgres(private_pg_url, "dbbench_hdb") as url:
             role = url.rsplit("/", 1)[1]  # HammerDB's build creates it to own the schema
             result = _tprocc(_with_password(url), tmp_path / "run", capsys)
             _interrupt(url, tmp_path / "interrupted")
             _interrupt(url, tmp_path / "interrupted-twice", twice=True)
     finally:  # the database goes first (the role owns it), then the role
         if role:
-            drop_role(pg_base_url, role)
+            drop_role(private_pg_url, role)
     assert result.engine.name == "postgresql" and "PostgreSQL" in result.engine.version
     _check_tprocc(result, tmp_path / "run", capsys)
 
@@ -165,7 +165,7 @@ def test_tprocc_mariadb(
 @pytest.mark.postgresql
 def test_relative_out_short_password_nothing_in_tmp(
     hammerdb_dir: Path,
-    pg_base_url: str,
+    private_pg_url: str,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -181,7 +181,7 @@ def test_relative_out_short_password_nothing_in_tmp(
     monkeypatch.setattr(flow, "new_owner_password", lambda: owner_pw)
     role = ""
     try:
-        with fresh_postgres(pg_base_url, "dbbench_hdb") as url:
+        with fresh_postgres(private_pg_url, "dbbench_hdb") as url:
             role = url.rsplit("/", 1)[1]
             scheme, rest = url.split("://", 1)
             user, host = rest.split("@", 1)
@@ -193,7 +193,7 @@ def test_relative_out_short_password_nothing_in_tmp(
             capsys.readouterr()
     finally:
         if role:
-            drop_role(pg_base_url, role)
+            drop_role(private_pg_url, role)
     assert code == 0, captured.err[-3000:]
     assert again == 0  # --force reuses the marked directory; settings do not carry over
     out = tmp_path / "rel" / "run"

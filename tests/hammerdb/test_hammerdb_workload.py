@@ -23,14 +23,14 @@ pytestmark = [pytest.mark.hammerdb, pytest.mark.postgresql, pytest.mark.timeout(
 
 
 def test_hammerdb_through_the_workload_protocol(
-    hammerdb_dir: Path, pg_base_url: str, tmp_path: Path
+    hammerdb_dir: Path, private_pg_url: str, tmp_path: Path
 ) -> None:
     install = find_hammerdb(hammerdb_dir)
     options = TproccOptions(virtual_users=2, duration_minutes=0.2)
     out = tmp_path / "run"
     role = ""
     try:
-        with fresh_postgres(pg_base_url, "dbbench_hdb") as url:
+        with fresh_postgres(private_pg_url, "dbbench_hdb") as url:
             role = url.rsplit("/", 1)[1]
             conn = connect(parse_url(url))
             workload = HammerDBWorkload(install, conn, Plan("tprocc", options))
@@ -45,7 +45,7 @@ def test_hammerdb_through_the_workload_protocol(
         assert workload.check(scope)  # the database is dropped: check says so, in one line
     finally:
         if role:
-            drop_role(pg_base_url, role)
+            drop_role(private_pg_url, role)
     assert result.status == "complete" and result.errors == []
     assert result.nopm is not None and result.nopm > 0 and result.build["ok"] is True
     written = HammerDBResult.read(out / RESULT_FILE)
