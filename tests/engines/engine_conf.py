@@ -44,6 +44,8 @@ class EngineTestConf:
     can_reopen: ClassVar[bool] = True
     #: The engine every other engine's query answers are compared with.
     reference: ClassVar[bool] = False
+    #: The parameter sets of ``test_engine_queries`` this engine runs (all by default)
+    parameter_sets: ClassVar[tuple[str, ...]] = ("defaults", "seed101000000")
 
     @contextmanager
     def database(self, request: pytest.FixtureRequest, folder: Path) -> Iterator[str]:
