@@ -15,9 +15,11 @@ figure's ``alt`` text.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import quote
 
 #: a verdict's outcome: passed, failed, or neither (e.g. "not computed")
 Outcome = Literal["pass", "fail", "none"]
@@ -40,18 +42,36 @@ class Facts:
 @dataclass(frozen=True)
 class Table:
     """A table of text cells; ``numeric``: the indexes of right-aligned (number) columns;
-    ``row_headers``: each row's first cell names the row (HTML: a ``th``)."""
+    ``row_headers``: each row's first cell names the row (HTML: a ``th``); ``links``: by
+    (row, column), the relative path a cell links to (HTML and Markdown link it; the other
+    formats show its text)."""
 
     header: Sequence[str]
     rows: Sequence[Sequence[str]]
     numeric: frozenset[int] = frozenset()
     caption: str = ""
     row_headers: bool = False
+    links: Mapping[tuple[int, int], str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for row in self.rows:
             if len(row) != len(self.header):
                 raise ValueError(f"a row of {len(row)} cells under {len(self.header)} columns")
+        for (r, c), href in self.links.items():
+            if not (0 <= r < len(self.rows) and 0 <= c < len(self.header)):
+                raise ValueError(f"a link at row {r}, column {c}: no such cell")
+            if _SCHEME.match(href) or href.startswith(("/", "\\")):
+                raise ValueError(f"a link must be a relative path, not {href!r}")
+
+    def link(self, row: int, column: int) -> str:
+        """The cell's link target, percent-encoded (safe in any attribute or Markdown
+        link), or ""."""
+        href = self.links.get((row, column), "")
+        return quote(href, safe="/#.-_~") if href else ""
+
+
+#: a URL scheme (``javascript:``, ``https:``): never in a document's links
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 @dataclass(frozen=True)

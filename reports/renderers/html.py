@@ -21,16 +21,17 @@ def style() -> str:
 
 
 def table_html(table: Table) -> str:
-    def cell(tag: str, i: int, text: str) -> str:
+    def cell(tag: str, i: int, text: str, href: str = "") -> str:
         if tag == "td" and i == 0 and table.row_headers:
             tag = "th"
         kind = ' class="n"' if i in table.numeric else ""
-        return f"<{tag}{kind}>{esc(text)}</{tag}>"
+        shown = f'<a href="{esc(href)}">{esc(text)}</a>' if href else esc(text)
+        return f"<{tag}{kind}>{shown}</{tag}>"
 
     head = "".join(cell("th", i, h) for i, h in enumerate(table.header))
     body = "".join(
-        "<tr>" + "".join(cell("td", i, c) for i, c in enumerate(row)) + "</tr>\n"
-        for row in table.rows
+        "<tr>" + "".join(cell("td", i, c, table.link(r, i)) for i, c in enumerate(row)) + "</tr>\n"
+        for r, row in enumerate(table.rows)
     )
     caption = f"<caption>{esc(table.caption)}</caption>" if table.caption else ""
     return (

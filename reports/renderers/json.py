@@ -19,7 +19,12 @@ def _block(block: Block) -> dict[str, Any]:
     if isinstance(block, Facts):
         return {"facts": [{"name": k, "value": v} for k, v in block.pairs]}
     if isinstance(block, Table):
-        return {"caption": block.caption, "header": list(block.header), "rows": block.rows}
+        table: dict[str, Any] = {
+            "caption": block.caption, "header": list(block.header), "rows": block.rows
+        }  # fmt: skip
+        if block.links:
+            table["links"] = [[r, c, href] for (r, c), href in sorted(block.links.items())]
+        return table
     if isinstance(block, Figure):
         return {"figure": block.alt}
     if isinstance(block, Code):

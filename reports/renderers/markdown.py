@@ -21,8 +21,15 @@ def table_lines(table: Table) -> list[str]:
         *out,
         _row([esc(h) for h in table.header]),
         _row(rule),
-        *(_row([esc(c) for c in r]) for r in table.rows),
+        *(
+            _row([_cell(c, table.link(r, i)) for i, c in enumerate(row)])
+            for r, row in enumerate(table.rows)
+        ),
     ]
+
+
+def _cell(text: str, href: str) -> str:
+    return f"[{esc(text)}]({href})" if href and text else esc(text)
 
 
 def block_lines(block: Block) -> list[str]:

@@ -344,7 +344,13 @@ def _entries_table(c: Comparison) -> Table:
         ]
         for i, v in enumerate(c.entries)
     ]  # fmt: skip
-    return Table(ENTRY_HEADER, rows, frozenset(range(3, 9)))
+    run = ENTRY_HEADER.index("Run")
+    links = {
+        (i, run): f"{v.record.run_dir}/report.html"
+        for i, v in enumerate(c.entries)
+        if v.result and v.record.run_dir
+    }
+    return Table(ENTRY_HEADER, rows, frozenset(range(3, 9)), links=links)
 
 
 def _queries_table(c: Comparison) -> Table:

@@ -243,6 +243,32 @@ def test_a_table_with_no_rows_renders_its_header_in_every_format(fmt: str) -> No
     assert "step" in out and "count" in out
 
 
+@pytest.mark.parametrize("fmt", BUILT_IN)
+def test_a_tables_links_are_relative_encoded_and_shown_in_every_format(fmt: str) -> None:
+    """A cell's link (a suite entry's report) is a link in HTML and Markdown, its text in
+    the others; the target is percent-encoded, so a crafted run folder cannot leave it."""
+    target = 'my run") <b>/report.html'
+    table = Table(["entry", "run"], [["a", "run a"], ["b", "run b"]], links={(0, 1): target})
+    doc = Document("t")
+    doc.section("Entries", table)
+    out = renderers.render(doc, fmt)
+    encoded = "my%20run%22%29%20%3Cb%3E/report.html"
+    if fmt == "html":
+        assert f'<a href="{encoded}">run a</a>' in out and "<td>run b</td>" in out
+    elif fmt == "md":
+        assert f"| [run a]({encoded}) |" in out and "| run b |" in out
+    elif fmt == "json":
+        links = json.loads(out)["sections"][0]["blocks"][0]["links"]
+        assert links == [[0, 1, target]]
+    else:
+        assert "run a" in out and "report.html" not in out
+    for bad in ("javascript:alert(1)", "https://elsewhere/x", "/etc/passwd"):
+        with pytest.raises(ValueError, match="relative path"):
+            Table(["entry"], [["a"]], links={(0, 0): bad})
+    with pytest.raises(ValueError, match="no such cell"):
+        Table(["entry"], [["a"]], links={(1, 0): "x.html"})
+
+
 def test_an_unknown_format_is_one_clear_line() -> None:
     with pytest.raises(Exception, match="unknown format 'nope' \\(choose from text, md"):
         renderers.render(_crafted(), "nope")
