@@ -223,10 +223,10 @@ def _worth_forking(work: Sequence[KeptOutput], fork_rows: int) -> bool:
 class AnswerKeeper:
     """The outputs of a benchmark's queries, collected from the streams' threads."""
 
-    def __init__(self, fork_rows: int = FORK_ROWS) -> None:
+    def __init__(self, fork_rows: int | None = None) -> None:
         self._lock = threading.Lock()
         self._outputs: list[KeptOutput] = []
-        self._fork_rows = fork_rows
+        self._fork_rows = fork_rows  # None: FORK_ROWS
         #: the CPU seconds the last :meth:`write` took, a forked process's included (0
         #: before one)
         self.cpu_seconds = 0.0
@@ -260,7 +260,11 @@ class AnswerKeeper:
                 same.append(n)
         distinct = sorted(set(first))
         work = [outputs[n] for n in distinct]
-        forked = _Forked(work) if _worth_forking(work, self._fork_rows) else None
+        forked = (
+            _Forked(work)
+            if _worth_forking(work, FORK_ROWS if self._fork_rows is None else self._fork_rows)
+            else None
+        )
         made = None
         try:
             if forked is not None and not forked.start():
