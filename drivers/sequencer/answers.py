@@ -11,8 +11,8 @@ text). The result keeps each execution's row count and digest. ``dbbench verify 
 (``sequencer.answers_check``) reads them back and checks them by value.
 
 An output equal to an earlier one (the two performance runs of a fixed ``--seed`` repeat
-their streams' parameters; Q16, Q11 and Q2 read no table the refresh functions change) is
-digested and encoded once; the digests are made in a forked process on another core while
+their streams' parameters, and Q16, the largest output, reads no table the refresh functions
+change) is digested and encoded once; the digests are made in a forked process on another core while
 this one writes the file (:data:`FORK_ROWS`; one that fails or hangs is replaced here).
 
 What it costs is measured in ``benchmarks/answers_overhead.py``.
