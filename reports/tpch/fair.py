@@ -23,7 +23,6 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from dbbench.reports import escape
 from dbbench.reports.document import Items, Paragraph, Section, Table
 from dbbench.reports.tpch.analysis import QUERY_COLUMNS
 from dbbench.reports.tpch.model import BenchmarkResult
@@ -321,72 +320,4 @@ def fair_section(fair: Fair, title: str = "Over the repetitions") -> Section:
             Table(head, body, frozenset(range(1, len(head)))),
             Items([fair.verdict(i) for i in range(1, len(fair.labels))]),
         ],
-    )
-
-
-def text_lines(fair: Fair, markdown: bool = False) -> list[str]:
-    """The per-query speed-ups with intervals and the headline verdicts, as text or Markdown."""
-    out = _intro(fair)
-    shown = [escape.markdown(lbl) if markdown else lbl for lbl in fair.labels]
-    head, body = _table(fair, shown)
-    if markdown:
-        out.append("")
-        out.append("| " + " | ".join(head) + " |")
-        out.append("|---|" + "---:|" * (len(head) - 1))
-        out += ["| " + " | ".join(row) + " |" for row in body]
-    else:
-        widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-        for row in [head, *body]:
-            out.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-    out.append("")
-    for i in range(1, len(fair.labels)):
-        verdict = fair.verdict(i)
-        out.append("- " + escape.markdown(verdict) if markdown else verdict)
-    return out
-
-
-def html(fair: Fair) -> str:
-    """The same as :func:`text_lines`, an HTML fragment (every value escaped)."""
-    from markupsafe import escape as h
-
-    head = "".join(
-        f'<th class="n">{h(lbl)} (x{n})</th>'
-        for lbl, n in zip(fair.labels, fair.repetitions, strict=True)
-    )
-    rows = []
-    for q in fair.queries:
-        cells = []
-        for i, r in enumerate(q.ratios):
-            secs = q.seconds[i]
-            t = "n/a" if secs is None else f"{secs * 1000:,.1f} ms"
-            pen = " PENALTY" if q.penalised[i] else ""
-            cls = "n fail" if q.penalised[i] else "n"
-            cells.append(
-                f'<td class="{cls}">{t}{pen}' + ("" if i == 0 else f" {r.text()}") + "</td>"
-            )
-        rows.append(f"<tr><td>{q.column}</td>{''.join(cells)}</tr>")
-    geo = "".join(
-        f'<td class="n">{"1.00x" if i == 0 else h(r.text())}</td>'
-        for i, r in enumerate(fair.headline)
-    )
-    status = "".join(
-        f'<td class="{"fail" if bad else ""}">{"INVALID" if bad else "valid"}</td>'
-        for bad in fair.invalid
-    )
-    verdicts = "".join(f"<li>{h(fair.verdict(i))}</li>" for i in range(1, len(fair.labels)))
-    missing = (
-        f"<p>Not in the baseline, left out for all: {h(', '.join(fair.missing))}.</p>"
-        if fair.missing
-        else ""
-    )
-    return (
-        '<section class="fair"><h2>Speed-up against the baseline over Q1-Q22</h2>'
-        f"<p>Power test; {h(fair.direction)}; 95 % interval over independent repetitions "
-        f"in brackets. Failures: {h(fair.rule)}. Times: the median over the repetitions; "
-        "speed-ups: the geometric mean of each repetition's ratio to the baseline's repetition "
-        f"run next to it.</p>{missing}"
-        f'<ul class="verdict">{verdicts}</ul>'
-        f'<div class="wide"><table><tr><th>Query</th>{head}</tr>{"".join(rows)}'
-        f"<tr><td>geo. mean</td>{geo}</tr><tr><td>status</td>{status}</tr></table></div>"
-        "</section>"
     )

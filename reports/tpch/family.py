@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from dbbench.reports import renderers
 from dbbench.reports.document import Document
 from dbbench.reports.errors import ReportsError
 from dbbench.reports.family import CompareContext, Family, RecordKind, RenderOptions
@@ -19,7 +20,7 @@ from dbbench.reports.tpch.document import tpch_document
 from dbbench.reports.tpch.formats import FORMATS, render_landscape
 from dbbench.reports.tpch.job_report import tpch_job_report
 from dbbench.reports.tpch.model import BenchmarkResult
-from dbbench.reports.tpch.plan_compare import plan_groups, render_lines
+from dbbench.reports.tpch.plan_compare import plan_groups
 from dbbench.reports.tpch.published import PublishedResult, load_published
 from dbbench.reports.tpch.recovery import recover
 from dbbench.reports.tpch.render_compare import compare_json, landscape_for, render_html
@@ -105,26 +106,36 @@ def compare_section(items: list[tuple[str, Any]], fmt: str, context: CompareCont
     speedups = _fair(items, landscape)
     if fmt == "json":
         return compare_json(landscape, speedups, acid_data(_local(items)))
-    groups = plan_groups(_local(items), context.sources)
-    plans = render_lines(groups, fmt == "md") if fmt in ("text", "md") else ""
-    rule = "\n".join(fair.text_lines(speedups, fmt == "md")) + "\n" if speedups else ""
-    acid = acid_part(_local(items), fmt)  # each result's ACID verdict (its document)
-    return (
-        render_landscape(landscape, fmt)
-        + (("\n" + rule) if rule else "")
-        + (("\n" + plans) if plans else "")
-        + (("\n" + acid) if acid else "")
-    )
+    parts = [p for p in _parts(items, context, speedups, fmt) if p]
+    return render_landscape(landscape, fmt) + "".join("\n" + p for p in parts)
 
 
 def compare_page(items: list[tuple[str, Any]], context: CompareContext, sections: list[str]) -> str:
     landscape = landscape_for(_inputs(items, context), context.sort, context.force)
-    plans = plan_compare.render_html(plan_groups(_local(items), context.sources))
-    speedups = _fair(items, landscape)
-    own = [fair.html(speedups)] if speedups else []
-    acid = acid_part(_local(items), "html")
-    return render_html(landscape, [*own, *([plans] if plans else []), *([acid] if acid else []),
-                                   *sections])  # fmt: skip
+    own = _parts(items, context, _fair(items, landscape), "html")
+    return render_html(landscape, [*(p for p in own if p), *sections])
+
+
+def _parts(
+    items: list[tuple[str, Any]], context: CompareContext, speedups: fair.Fair | None, fmt: str
+) -> list[str]:
+    """The rule's speed-ups, the plans of results of one engine and each result's ACID
+    verdict: documents, as parts of the comparison in ``fmt`` ("" where there is none)."""
+    rule = (
+        Document(RULE_TITLE, sections=[fair.fair_section(speedups, "Per query")], name="fair")
+        if speedups
+        else None
+    )
+    groups = plan_compare.plan_sections(plan_groups(_local(items), context.sources))
+    plans = Document("Query plans", sections=groups, name="plans") if groups else None
+    return [
+        renderers.render_part(rule, fmt) if rule else "",
+        renderers.render_part(plans, fmt) if plans else "",
+        acid_part(_local(items), fmt),  # each result's ACID verdict (its document)
+    ]
+
+
+RULE_TITLE = "Speed-up against the baseline over Q1-Q22"
 
 
 def _local(items: list[tuple[str, Any]]) -> list[tuple[str, BenchmarkResult]]:

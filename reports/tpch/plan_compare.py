@@ -1,13 +1,13 @@
 """Plans in ``dbbench compare``: for results of the same engine, per query, whether their
-plans differ from the first result's (by the plans' shapes), and in HTML the plans side by
-side. Results of different engines are not compared: their plans cannot be alike."""
+plans differ from the first result's (by the plans' shapes), and the plans of each query
+whose plan changed, in every format. Results of different engines are not compared: their
+plans cannot be alike."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dbbench.reports import escape as esc
 from dbbench.reports.document import Code, Section, Table
 from dbbench.reports.tpch.model import BenchmarkResult
 from dbbench.reports.tpch.plans import PlanVerdict, first_records, read_texts, verdict
@@ -51,55 +51,6 @@ def plan_groups(
             group.rows.append((q, [verdict(base, other.get(q)) for other in records[1:]]))
         groups.append(group)
     return groups
-
-
-def render_lines(groups: list[PlanGroup], markdown: bool) -> str:
-    if not groups:
-        return ""
-    escape = esc.markdown if markdown else esc.terminal
-    out = []
-    for g in groups:
-        others = g.labels[1:]
-        title = f"Query plans of {g.engine} against {g.labels[0]}"
-        out += [f"## {escape(title)}" if markdown else escape(title), ""]
-        heads = ["query", *others]
-        if markdown:
-            out.append("| " + " | ".join(map(escape, heads)) + " |")
-            out.append("|---|" + "---|" * len(others))
-            out += [f"| Q{q} | " + " | ".join(v) + " |" for q, v in g.rows]
-        else:
-            out += [f"Q{q:<3} " + "  ".join(v) for q, v in g.rows]
-        out.append("")
-    return "\n".join(out) + "\n"
-
-
-def render_html(groups: list[PlanGroup]) -> str:
-    """A ``<section>`` (every string escaped): the verdicts, and each query's plans side by
-    side in a collapsed block."""
-    if not groups:
-        return ""
-    h = esc.html
-    parts = ['<section id="plans"><h2>Query plans</h2>']
-    for g in groups:
-        parts.append(f"<h3>{h(g.engine)}: against {h(g.labels[0])}</h3><table><tr><th>Query</th>")
-        parts += [f"<th>{h(label)}</th>" for label in g.labels[1:]]
-        parts.append("</tr>")
-        for q, verdicts in g.rows:
-            cells = "".join(f"<td>{h(v)}</td>" for v in verdicts)
-            parts.append(f"<tr><td>Q{q}</td>{cells}</tr>")
-        parts.append("</table>")
-        for q, verdicts in g.rows:
-            summary = f"Q{q}: " + ", ".join(sorted(set(verdicts)))
-            cols = "".join(
-                f"<div><b>{h(label)}</b><pre>{h(t.get(q) or NO_TEXT)}</pre></div>"
-                for label, t in zip(g.labels, g.texts, strict=True)
-            )
-            parts.append(
-                f'<details class="plan"><summary>{h(summary)}</summary>'
-                f'<div style="display:flex;gap:1em;overflow-x:auto">{cols}</div></details>'
-            )
-    parts.append("</section>")
-    return "\n".join(parts)
 
 
 def plan_sections(groups: list[PlanGroup]) -> list[Section]:

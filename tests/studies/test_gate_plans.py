@@ -4,6 +4,7 @@ baseline and the candidate changes the plans of the queries that used it, and on
 from __future__ import annotations
 
 import gzip
+import html
 import json
 from pathlib import Path
 
@@ -74,3 +75,15 @@ def test_a_dropped_index_is_plan_changed_for_its_queries_and_same_plan_for_the_o
     assert header.split()[-1] == "plan"
     result = BenchmarkResult.read(cand / "result.json")
     assert result.plans is not None and len(result.plans.records) == 44
+    # compare: per query the verdict against the first result, and the changed plans' texts
+    changed_line = next(line for line in plans[q].splitlines() if line.strip())
+    for fmt in ("text", "md", "html"):
+        assert dbbench("compare", str(base), str(cand), "-f", fmt) == 0
+        shown = capsys.readouterr().out
+        shown = html.unescape(shown) if fmt == "html" else shown
+        assert "Query plans of postgresql against base" in shown, fmt
+        if fmt == "md":
+            assert f"| Q{q} | plan changed |" in shown
+            assert all(f"| Q{p} | same plan |" in shown for p in set(range(1, 23)) - affected)
+        assert f"Q{q}, base:" in shown and f"Q{q}, cand:" in shown, fmt
+        assert changed_line.strip() in shown, fmt  # the baseline's plan text itself
