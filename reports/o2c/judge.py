@@ -31,8 +31,10 @@ class MetricsJudge:
         s = summarize(probe, self.limits)
         label = "confirmation" if probe.role == "confirmation" else "probe"
         why = f" ({s.reasons[0]})" if s.reasons else ""
+        drivers = probe.driver_processes
+        by = f", {drivers} driver processes" if drivers > 1 else ""
         return (
-            f"{label} {probe.users:,} users, W={probe.work_processes}: avg RT {s.avg_rt:.3f} s "
+            f"{label} {probe.users:,} users, W={probe.work_processes}{by}: avg RT {s.avg_rt:.3f} s "
             f"(p90 {s.overall.p90:.3f}, p99 {s.overall.p99:.3f}; work-process wait "
             f"{s.rt_pool_wait:.3f}, database {s.avg_db:.3f}, driver lag {s.rt_driver_lag:.3f}), "
             f"{s.steps_per_hour:,.0f} dialog steps/h, {RATING_NAME} {s.rating:,.0f} -> "

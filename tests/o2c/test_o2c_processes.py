@@ -230,6 +230,8 @@ def test_a_search_probes_with_two_driver_processes(tpch_url: str, tmp_path: Path
     (probe,) = result.probes
     assert probe.driver_processes == 2 and probe.status == "complete"
     assert probe.work_processes == 2 and set(probe.steps.user) == set(range(10))
+    said = [line for line in done.stderr.splitlines() if "probe 10 users" in line]
+    assert said and "W=2, 2 driver processes: avg RT" in said[-1], done.stderr
 
 
 def test_auto_sizes_from_the_offered_load(tmp_path: Path, pg_base_url: str) -> None:
