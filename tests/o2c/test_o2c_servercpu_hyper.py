@@ -8,6 +8,7 @@ could never be told apart from another engine's ``hyperd``."""
 from __future__ import annotations
 
 import contextlib
+import time
 from pathlib import Path
 
 import psutil
@@ -44,9 +45,13 @@ def _cpu(proc: psutil.Process) -> float:
     return float(times.user + times.system)
 
 
-def _burn(session: Session) -> None:
-    """About half a second of ``hyperd``'s CPU on ``session``'s connection."""
-    session.query("SELECT SUM(x) FROM generate_series(1, 300000000) AS t(x)")
+def _burn(session: Session, server: psutil.Process, seconds: float = 0.5) -> None:
+    """At least ``seconds`` of ``server``'s (``hyperd``'s) CPU on ``session``'s connection:
+    one query is 0.2 to 0.5 s of it, by the machine, so it runs until the CPU is spent
+    (within 60 s)."""
+    start, deadline = _cpu(server), time.monotonic() + 60
+    while _cpu(server) - start < seconds and time.monotonic() < deadline:
+        session.query("SELECT SUM(x) FROM generate_series(1, 300000000) AS t(x)")
 
 
 def test_the_server_cpu_row_counts_the_hyperd_the_engine_started(tmp_path: Path) -> None:
@@ -72,12 +77,12 @@ def test_the_server_cpu_row_counts_the_hyperd_the_engine_started(tmp_path: Path)
             procs = _hyperds()
 
             other_before, stop = _cpu(procs[other_pid]), meter()
-            _burn(o)  # another engine's server busy: not this run's
+            _burn(o, procs[other_pid])  # another engine's server busy: not this run's
             idle, other_burnt = stop(), _cpu(procs[other_pid]) - other_before
             assert other_burnt > 0.2 and idle < 0.25 * other_burnt, (idle, other_burnt)
 
             mine_before, stop = _cpu(procs[pid]), meter()
-            _burn(s)  # this engine's own server busy: counted, all of it
+            _burn(s, procs[pid])  # this engine's own server busy: counted, all of it
             busy, mine_burnt = stop(), _cpu(procs[pid]) - mine_before
             assert busy > 0.2 and busy == pytest.approx(mine_burnt, abs=0.05), (busy, mine_burnt)
         finally:
