@@ -289,10 +289,11 @@ def _intro(fair: Fair) -> list[str]:
     return out
 
 
-def _table(fair: Fair, labels: Sequence[str]) -> tuple[list[str], list[list[str]]]:
-    """The per-query table's header (``labels`` as shown) and rows, the geometric mean and
-    each entry's status last."""
-    head = ["Query", *(f"{lbl} (x{n})" for lbl, n in zip(labels, fair.repetitions, strict=True))]
+def _table(fair: Fair) -> tuple[list[str], list[list[str]]]:
+    """The per-query table's header and rows, the geometric mean and each entry's status
+    last."""
+    reps = zip(fair.labels, fair.repetitions, strict=True)
+    head = ["Query", *(f"{lbl} (x{n})" for lbl, n in reps)]
     body = []
     for q in fair.queries:
         cells = [q.column]
@@ -312,7 +313,7 @@ def _table(fair: Fair, labels: Sequence[str]) -> tuple[list[str], list[list[str]
 def fair_section(fair: Fair, title: str = "Over the repetitions") -> Section:
     """The rule's per-query speed-ups with intervals and the headline verdicts, as a
     document section (every format renders it)."""
-    head, body = _table(fair, fair.labels)
+    head, body = _table(fair)
     return Section(
         title,
         [
